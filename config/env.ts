@@ -1,0 +1,147 @@
+import { randomBytes } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { join, resolve } from 'node:path';
+import { z } from 'zod';
+import { PROVIDER_SLUGS, type ProviderSlug } from './providers';
+
+/** Thrown when the environment cannot make a valid Config; the message names the variable. */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+const flag = z.enum(['0', '1', 'true', 'false']).transform((v) => v === '1' || v === 'true');
+const url = (protocols: string[]) =>
+  z.url({ protocol: new RegExp(`^(${protocols.join('|')})$`), error: `must be a ${protocols.join(' or ')} URL` });
+const httpUrl = url(['http', 'https']);
+
+const providerVars = Object.fromEntries(
+  PROVIDER_SLUGS.flatMap((slug) => [
+    [`PROVIDER_${slug.toUpperCase()}_BASE_URL`, httpUrl.optional()],
+    [`PROVIDER_${slug.toUpperCase()}_API_KEY`, z.string().optional()],
+  ]),
+) as Record<string, z.ZodOptional<z.ZodString>>;
+
+/** Every environment variable Parley reads, by its own name (DECISIONS.md, plus the operational few in README). */
+const envSchema = z.object({
+  PORT: z.coerce.number({ error: 'must be a port number' }).int().min(0).max(65535).default(3000),
+  APP_URL: httpUrl.optional(),
+  APP_KEY: z.string().min(32, 'must be at least 32 characters (or base64:<32+ bytes>)').optional(),
+  DATABASE_URL: url(['postgres', 'postgresql']).optional(),
+  REDIS_URL: url(['redis', 'rediss']).optional(),
+  REDIS_PREFIX: z.string().regex(/^[\w:.-]+$/, 'may hold letters, digits and : . - _ only').default('parley:'),
+  DATA_DIR: z.string().default('./.parley'),
+  NODE_ID: z.string().regex(/^[\w.-]+$/, 'may hold letters, digits and . - _ only').optional(),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  TRUST_PROXY: z.string().default('loopback'),
+  VAPID_PUBLIC_KEY: z.string().optional(),
+  VAPID_PRIVATE_KEY: z.string().optional(),
+  VAPID_SUBJECT: z.string().regex(/^(mailto:|https:)/, 'must start with mailto: or https:').optional(),
+  CRAWL_ALLOW_PRIVATE: flag.default(false),
+  SHOPIFY_BASE_URL: httpUrl.optional(),
+  STRIPE_BASE_URL: httpUrl.optional(),
+  ...providerVars,
+});
+
+export interface ProviderSettings {
+  baseUrl?: string;
+  apiKey?: string;
+}
+
+export interface Config {
+  port: number;
+  appUrl: string;
+  appKey: Buffer;
+  databaseUrl?: string;
+  redisUrl?: string;
+  redisPrefix: string;
+  dataDir: string;
+  nodeId: string;
+  logLevel: string;
+  trustProxy: string;
+  vapid?: { publicKey: string; privateKey: string; subject: string };
+  crawlAllowPrivate: boolean;
+  integrations: { shopifyBaseUrl?: string; stripeBaseUrl?: string };
+  providers: Record<ProviderSlug, ProviderSettings>;
+  /** Single-node mode: no Redis; actors, fan-out and jobs all run in this process. */
+  singleNode: boolean;
+  /** Embedded PostgreSQL under DATA_DIR because no DATABASE_URL was given. */
+  embeddedDatabase: boolean;
+}
+
+/** Reads the environment (and a `.env` file when present) into a frozen Config, or throws ConfigError. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Config> {
+  const parsed = envSchema.safeParse(withoutEmptyValues(env));
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
+    throw new ConfigError(`Invalid configuration: ${lines.join('; ')}`);
+  }
+  const e = parsed.data;
+  const dataDir = resolve(e.DATA_DIR);
+  const embeddedDatabase = !e.DATABASE_URL;
+  const vapid = vapidSettings(e.VAPID_PUBLIC_KEY, e.VAPID_PRIVATE_KEY, e.VAPID_SUBJECT);
+
+  const config: Config = {
+    port: e.PORT,
+    appUrl: (e.APP_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ''),
+    appKey: e.APP_KEY ? decodeAppKey(e.APP_KEY) : embeddedAppKey(embeddedDatabase, dataDir),
+    databaseUrl: e.DATABASE_URL,
+    redisUrl: e.REDIS_URL,
+    redisPrefix: e.REDIS_PREFIX,
+    dataDir,
+    nodeId: e.NODE_ID ?? `${hostname()}-${process.pid}`,
+    logLevel: e.LOG_LEVEL,
+    trustProxy: e.TRUST_PROXY,
+    vapid,
+    crawlAllowPrivate: e.CRAWL_ALLOW_PRIVATE,
+    integrations: { shopifyBaseUrl: e.SHOPIFY_BASE_URL, stripeBaseUrl: e.STRIPE_BASE_URL },
+    providers: Object.fromEntries(
+      PROVIDER_SLUGS.map((slug) => {
+        const upper = slug.toUpperCase();
+        const settings = e as Record<string, unknown>;
+        return [slug, { baseUrl: settings[`PROVIDER_${upper}_BASE_URL`], apiKey: settings[`PROVIDER_${upper}_API_KEY`] }];
+      }),
+    ) as Record<ProviderSlug, ProviderSettings>,
+    singleNode: !e.REDIS_URL,
+    embeddedDatabase,
+  };
+  return Object.freeze(config);
+}
+
+/** `.env` lines like `REDIS_URL=` mean "unset", not "empty string". */
+function withoutEmptyValues(env: NodeJS.ProcessEnv): Record<string, string> {
+  return Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => !!entry[1]?.trim()));
+}
+
+function vapidSettings(publicKey?: string, privateKey?: string, subject?: string): Config['vapid'] {
+  if (!publicKey && !privateKey) return undefined;
+  if (!publicKey || !privateKey) {
+    throw new ConfigError(`Invalid configuration: ${publicKey ? 'VAPID_PRIVATE_KEY' : 'VAPID_PUBLIC_KEY'}: must be set together with the other VAPID key`);
+  }
+  return { publicKey, privateKey, subject: subject ?? 'mailto:admin@localhost' };
+}
+
+function decodeAppKey(value: string): Buffer {
+  if (!value.startsWith('base64:')) return Buffer.from(value, 'utf8');
+  const key = Buffer.from(value.slice('base64:'.length), 'base64');
+  if (key.length < 32) throw new ConfigError('Invalid configuration: APP_KEY: base64 key must decode to at least 32 bytes');
+  return key;
+}
+
+/** In embedded mode a missing APP_KEY is generated once into DATA_DIR; with an external database it is required. */
+function embeddedAppKey(embedded: boolean, dataDir: string): Buffer {
+  if (!embedded) throw new ConfigError('Invalid configuration: APP_KEY: required when DATABASE_URL is set');
+  const file = join(dataDir, 'app.key');
+  if (existsSync(file)) return decodeAppKey(readFileSync(file, 'utf8').trim());
+  mkdirSync(dataDir, { recursive: true });
+  // The embedded Postgres server runs as another OS user and must be able to traverse DATA_DIR.
+  chmodSync(dataDir, 0o711);
+  const key = `base64:${randomBytes(32).toString('base64')}`;
+  writeFileSync(file, `${key}\n`, { mode: 0o600, flag: 'wx' });
+  return decodeAppKey(key);
+}
+
+/** Loads `.env` from the working directory into process.env when present (existing variables win). */
+export function loadDotEnv(path = '.env'): void {
+  if (existsSync(path)) process.loadEnvFile(path);
+}

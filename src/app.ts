@@ -1,0 +1,51 @@
+import { randomUUID } from 'node:crypto';
+import express, { type Express } from 'express';
+import { pinoHttp } from 'pino-http';
+import type { AppContext } from './context';
+import { errorHandler, routeNotFound } from './http/errorHandler';
+import { healthRoutes } from './ops/health';
+import { Metrics } from './ops/metrics';
+import { v1Surface } from './surfaces/v1';
+
+// Admits a 1,000,000-character knowledge text even when every character is escaped in the JSON.
+const BODY_LIMIT = '8mb';
+const REQUEST_ID = /^[\w.-]{1,100}$/;
+
+/** The express app: shared middleware, operations endpoints, then each surface as its own sub-router. */
+export function createApp(ctx: AppContext): Express {
+  const app = express();
+  const metrics = new Metrics();
+  app.disable('x-powered-by');
+  app.set('trust proxy', trustProxySetting(ctx.config.trustProxy));
+
+  app.use(
+    pinoHttp({
+      logger: ctx.logger,
+      genReqId: (req, res) => {
+        const incoming = req.headers['x-request-id'];
+        const id = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+        res.setHeader('X-Request-Id', id);
+        return id;
+      },
+      customLogLevel: (_req, res, error) => (error || res.statusCode >= 500 ? 'error' : 'info'),
+      serializers: { req: (req: { id: unknown; method: string; url: string }) => ({ id: req.id, method: req.method, url: req.url }) },
+    }),
+  );
+  app.use(metrics.observeRequests);
+
+  app.use(healthRoutes(ctx.readiness));
+  app.get('/metrics', metrics.serve);
+
+  app.use(express.json({ limit: BODY_LIMIT }));
+  app.use('/api/v1', v1Surface(ctx));
+
+  app.use(routeNotFound);
+  app.use(errorHandler);
+  return app;
+}
+
+/** TRUST_PROXY: `true`/`false`, a hop count, or express's list of trusted subnets (default `loopback`). */
+function trustProxySetting(value: string): boolean | number | string {
+  if (value === 'true' || value === 'false') return value === 'true';
+  return /^\d+$/.test(value) ? Number(value) : value;
+}

@@ -1,0 +1,35 @@
+import { z } from 'zod';
+import { fn, col, where as sqlWhere } from 'sequelize';
+import { TOKEN_ABILITIES } from '../../config/roles';
+import { User } from '../models';
+import { issueToken, revokeToken } from '../domain/accounts/tokens';
+import { notFound } from '../errors';
+import { defineCommand } from './command';
+
+export const tokenCreate = defineCommand({
+  usage: 'token create --user ID_OR_EMAIL [--name N] [--ability api]',
+  flags: { user: { type: 'string' }, name: { type: 'string' }, ability: { type: 'string' } },
+  schema: z.object({
+    user: z.string().trim().min(1),
+    name: z.string().trim().min(1).max(120).optional(),
+    ability: z.enum(TOKEN_ABILITIES).default('api'),
+  }),
+  async run(_ctx, flags) {
+    const user = /^\d+$/.test(flags.user)
+      ? await User.findByPk(Number(flags.user))
+      : await User.findOne({ where: sqlWhere(fn('lower', col('email')), flags.user.toLowerCase()) });
+    if (!user) throw notFound('User');
+    const { plain, token } = await issueToken(user, flags.ability, { name: flags.name });
+    return { token: plain, expires_at: token.expiresAt.toISOString() };
+  },
+});
+
+export const tokenRevoke = defineCommand({
+  usage: 'token revoke --token-id ID',
+  flags: { 'token-id': { type: 'string' } },
+  schema: z.object({ 'token-id': z.coerce.number().int().positive() }),
+  async run(_ctx, flags) {
+    if (!(await revokeToken(flags['token-id']))) throw notFound('Token');
+    return { revoked: true };
+  },
+});

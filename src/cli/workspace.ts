@@ -1,0 +1,50 @@
+import { z } from 'zod';
+import { PLAN_NAMES } from '../../config/plans';
+import { Company } from '../models';
+import { createWorkspace, setWorkspaceSuspended } from '../domain/accounts/createWorkspace';
+import { notFound } from '../errors';
+import { defineCommand } from './command';
+import { presentCliCompany, presentCliUser } from './present';
+
+export const workspaceCreate = defineCommand({
+  usage: 'workspace create --name N [--plan free|starter|pro|enterprise] [--portal] [--owner-email E --owner-password P --owner-name NAME]',
+  flags: { name: { type: 'string' }, plan: { type: 'string' }, portal: { type: 'boolean' }, 'owner-email': { type: 'string' }, 'owner-password': { type: 'string' }, 'owner-name': { type: 'string' } },
+  schema: z
+    .object({
+      name: z.string().trim().min(1).max(120),
+      plan: z.enum(PLAN_NAMES).default('free'),
+      portal: z.boolean().default(false),
+      'owner-email': z.email().max(255).optional(),
+      'owner-password': z.string().min(8).optional(),
+      'owner-name': z.string().trim().min(1).max(120).optional(),
+    })
+    .refine((f) => !f['owner-email'] === !f['owner-password'], { message: '--owner-email and --owner-password go together', path: ['owner-password'] }),
+  async run(_ctx, flags) {
+    const email = flags['owner-email'];
+    const password = flags['owner-password'];
+    const { company, owner } = await createWorkspace({
+      name: flags.name,
+      plan: flags.plan,
+      portalEnabled: flags.portal,
+      owner: email && password ? { email, password, name: flags['owner-name'] ?? email.split('@')[0]! } : undefined,
+    });
+    return { company: presentCliCompany(company), owner: owner ? presentCliUser(owner) : null };
+  },
+});
+
+const companyFlag = { flags: { company: { type: 'string' as const } }, schema: z.object({ company: z.coerce.number().int().positive() }) };
+
+const suspension = (suspended: boolean) =>
+  defineCommand({
+    usage: `workspace ${suspended ? 'suspend' : 'unsuspend'} --company ID`,
+    ...companyFlag,
+    async run(_ctx, flags) {
+      const company = await Company.findByPk(flags.company);
+      if (!company) throw notFound('Workspace');
+      await setWorkspaceSuspended(company, suspended);
+      return { company: presentCliCompany(company), suspended };
+    },
+  });
+
+export const workspaceSuspend = suspension(true);
+export const workspaceUnsuspend = suspension(false);

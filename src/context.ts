@@ -1,0 +1,52 @@
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import type { Config } from '../config/env';
+import { connectDatabase, type Database } from './db/connect';
+import { migrate } from './db/migrate';
+import { limiterFactory, type LimiterFactory } from './http/rateLimit';
+import { LoginLockout } from './domain/accounts/loginLockout';
+import { connectRedis } from './redis';
+import { SecretBox } from './security/encryption';
+
+/** A named dependency /readyz reports on; `check` throws when it is not ready. */
+export interface ReadinessCheck {
+  name: string;
+  check(): Promise<void>;
+}
+
+/** The process-wide services every surface, actor and job is handed. Built once at start, closed once at stop. */
+export interface AppContext {
+  config: Readonly<Config>;
+  logger: Logger;
+  db: Database;
+  redis?: Redis;
+  secrets: SecretBox;
+  limiters: LimiterFactory;
+  lockout: LoginLockout;
+  readiness: ReadinessCheck[];
+}
+
+export async function openContext(
+  config: Readonly<Config>,
+  logger: Logger,
+  options: { redis?: boolean; migrateEmbedded?: boolean } = {},
+): Promise<AppContext> {
+  const db = await connectDatabase(config, logger);
+  try {
+    // Embedded mode has no release phase, so the web process migrates; elsewhere `parley migrate` does.
+    if (options.migrateEmbedded && config.embeddedDatabase) await migrate(db.sequelize, logger);
+    const redis = options.redis !== false && config.redisUrl ? await connectRedis(config.redisUrl, logger) : undefined;
+    const limiters = limiterFactory(redis, config.redisPrefix);
+    const readiness: ReadinessCheck[] = [{ name: 'database', check: async () => void (await db.sequelize.query('SELECT 1')) }];
+    if (redis) readiness.push({ name: 'redis', check: async () => void (await redis.ping()) });
+    return { config, logger, db, redis, secrets: new SecretBox(config.appKey), limiters, lockout: new LoginLockout(limiters), readiness };
+  } catch (error) {
+    await db.close();
+    throw error;
+  }
+}
+
+export async function closeContext(ctx: AppContext): Promise<void> {
+  await ctx.redis?.quit().catch(() => ctx.redis?.disconnect());
+  await ctx.db.close();
+}

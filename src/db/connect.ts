@@ -1,0 +1,36 @@
+import pg from 'pg';
+import { Sequelize } from 'sequelize';
+import type { Logger } from 'pino';
+import type { Config } from '../../config/env';
+import { initModels } from '../models';
+import { startEmbeddedDatabase } from './embedded';
+
+// int8 (bigserial ids, COUNT(*)) as JS numbers: ids stay far below 2^53, and the API shows them as integers.
+pg.types.setTypeParser(pg.types.builtins.INT8, (value: string) => Number(value));
+
+export interface Database {
+  sequelize: Sequelize;
+  close(): Promise<void>;
+}
+
+/** Connects to DATABASE_URL, or to embedded PostgreSQL under DATA_DIR when none is set, and initialises the models. */
+export async function connectDatabase(config: Pick<Config, 'databaseUrl' | 'dataDir'>, logger: Logger): Promise<Database> {
+  const embedded = config.databaseUrl ? undefined : await startEmbeddedDatabase(config.dataDir, logger);
+  const url = config.databaseUrl ?? embedded!.url;
+  const sequelize = new Sequelize(url, {
+    dialect: 'postgres',
+    dialectModule: pg,
+    logging: (sql) => logger.trace({ sql }),
+    pool: { max: 10, min: 0, idle: 10_000, acquire: 15_000 },
+    define: { underscored: true },
+  });
+  initModels(sequelize);
+  await sequelize.authenticate();
+  return {
+    sequelize,
+    async close() {
+      await sequelize.close();
+      await embedded?.stop();
+    },
+  };
+}

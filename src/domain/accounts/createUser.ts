@@ -1,0 +1,39 @@
+import { fn, col, where as sqlWhere, Op, type Transaction } from 'sequelize';
+import { planOf } from '../../../config/plans';
+import type { RoleName } from '../../../config/roles';
+import { Company, User } from '../../models';
+import { hashPassword } from '../../security/passwords';
+import { validationFailed } from '../../errors';
+
+export interface NewUser {
+  email: string;
+  password: string;
+  name: string;
+  role: RoleName;
+}
+
+/** Roles that take one of the plan's agent seats (viewers are read-only and free). */
+const SEATED_ROLES: RoleName[] = ['owner', 'admin', 'agent'];
+
+/** A user of a workspace. Email is unique platform-wide (sign-in is by email alone); seats follow the plan. */
+export async function createUser(company: Company, input: NewUser, transaction?: Transaction): Promise<User> {
+  const email = input.email.trim().toLowerCase();
+  const taken = await User.count({ where: sqlWhere(fn('lower', col('email')), email), transaction });
+  if (taken) throw validationFailed({ email: ['The email has already been taken.'] });
+  if (SEATED_ROLES.includes(input.role)) {
+    const plan = planOf(company);
+    const seats = plan.agentSeats;
+    const used = await User.count({ where: { companyId: company.id, role: { [Op.in]: SEATED_ROLES }, suspendedAt: null }, transaction });
+    if (used >= seats) {
+      throw validationFailed({ role: [`The ${plan.label} plan includes ${seats} agent seat${seats === 1 ? '' : 's'}, all in use.`] });
+    }
+  }
+  return User.create(
+    { companyId: company.id, email, name: input.name.trim(), role: input.role, passwordHash: await hashPassword(input.password) },
+    { transaction },
+  );
+}
+
+export async function setUserSuspended(user: User, suspended: boolean): Promise<User> {
+  return user.update({ suspendedAt: suspended ? (user.suspendedAt ?? new Date()) : null });
+}

@@ -1,0 +1,50 @@
+import type { ErrorRequestHandler, RequestHandler } from 'express';
+import { AppError, badRequest, payloadTooLarge } from '../errors';
+
+/** Unknown routes: 404 JSON like every other rejection. */
+export const routeNotFound: RequestHandler = (req) => {
+  throw new AppError(404, 'route_not_found', `The route ${req.method} ${req.path} could not be found.`);
+};
+
+/**
+ * The one place errors become responses: `{message, code}` plus `errors` on 422. Unknown errors are
+ * logged with the request id and answered 500 with a generic message, never their text.
+ */
+export const errorHandler: ErrorRequestHandler = (error: unknown, req, res, _next) => {
+  const known = toAppError(error);
+  if (!known) {
+    req.log.error({ err: error }, 'unhandled error');
+  }
+  const appError = known ?? new AppError(500, 'server_error', 'Something went wrong on our side. The action did not complete.');
+  if (res.headersSent) {
+    res.end();
+    return;
+  }
+  for (const [name, value] of Object.entries(appError.details.headers ?? {})) res.setHeader(name, value);
+  res.status(appError.status).json({
+    message: appError.message,
+    code: appError.code,
+    ...(appError.details.errors ? { errors: appError.details.errors } : {}),
+    ...appError.details.body,
+    ...(appError.status >= 500 ? { request_id: String(req.id) } : {}),
+  });
+};
+
+/** Our own errors, and body-parser's client errors mapped onto the same shape. */
+function toAppError(error: unknown): AppError | undefined {
+  if (error instanceof AppError) return error;
+  if (typeof error !== 'object' || error === null || !('type' in error)) return undefined;
+  switch (error.type) {
+    case 'entity.parse.failed':
+      return badRequest('The request body is not valid JSON.');
+    case 'entity.too.large':
+      return payloadTooLarge();
+    case 'encoding.unsupported':
+    case 'charset.unsupported':
+      return new AppError(415, 'unsupported_media_type', 'The request body encoding is not supported.');
+    case 'request.aborted':
+      return new AppError(400, 'request_aborted', 'The request was aborted.');
+    default:
+      return undefined;
+  }
+}

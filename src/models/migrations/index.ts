@@ -1,0 +1,5 @@
+import { initialSchema } from './0001-initial-schema';
+import type { Migration } from './types';
+
+/** Every migration in order. A new one is appended here, never edited once released. */
+export const migrations: Migration[] = [initialSchema];

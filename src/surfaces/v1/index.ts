@@ -1,0 +1,16 @@
+import { Router } from 'express';
+import type { AppContext } from '../../context';
+import { authenticate } from '../../http/authenticate';
+import { chatbotRoutes } from './chatbots';
+import { conversationRoutes } from './conversations';
+import { meRoutes } from './me';
+
+/** REST API v1 (SPEC.md): integrators' surface, opened by `api` tokens only. */
+export function v1Surface(ctx: AppContext): Router {
+  const router = Router();
+  router.use(authenticate('api'));
+  router.use(meRoutes());
+  router.use(chatbotRoutes());
+  router.use(conversationRoutes(ctx));
+  return router;
+}

@@ -1,0 +1,25 @@
+import { randomBytes } from 'node:crypto';
+
+/** Where the test run finds Postgres and Redis (the CI machine's defaults unless overridden). */
+export const ADMIN_DATABASE_URL = process.env.TEST_DATABASE_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+export const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+const runId = `${process.pid}_${randomBytes(3).toString('hex')}`;
+export const TEST_DATABASE = `parley_test_${runId}`;
+export const TEST_REDIS_PREFIX = `parley-test-${runId}:`;
+
+export const TEST_DATABASE_URL = (() => {
+  const url = new URL(ADMIN_DATABASE_URL);
+  url.pathname = `/${TEST_DATABASE}`;
+  return url.toString();
+})();
+
+/** The environment a Parley process gets in tests: the run's own database, Redis key prefix and key. */
+export const TEST_ENV: Record<string, string> = {
+  DATABASE_URL: TEST_DATABASE_URL,
+  REDIS_URL,
+  REDIS_PREFIX: TEST_REDIS_PREFIX,
+  APP_KEY: `base64:${randomBytes(32).toString('base64')}`,
+  APP_URL: 'http://parley.test',
+  LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+};

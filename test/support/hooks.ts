@@ -1,0 +1,49 @@
+import { Client } from 'pg';
+import { Redis } from 'ioredis';
+import { loadConfig } from '../../config/env';
+import { createLogger } from '../../src/logger';
+import { connectDatabase } from '../../src/db/connect';
+import { migrate } from '../../src/db/migrate';
+import { startWeb, type RunningWeb } from '../../src/web';
+import { ADMIN_DATABASE_URL, REDIS_URL, TEST_DATABASE, TEST_ENV, TEST_REDIS_PREFIX } from './env';
+
+let web: RunningWeb | undefined;
+
+/** The server every integration test talks to: real HTTP on a random port, real Postgres and Redis. */
+export function server(): RunningWeb {
+  if (!web) throw new Error('test server not started');
+  return web;
+}
+
+async function withAdmin<T>(run: (client: Client) => Promise<T>): Promise<T> {
+  const client = new Client({ connectionString: ADMIN_DATABASE_URL });
+  await client.connect();
+  try {
+    return await run(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Root hooks: one fresh database per run, migrated by the real migration code, dropped afterwards. */
+export const mochaHooks = {
+  async beforeAll(this: Mocha.Context) {
+    this.timeout(60_000);
+    await withAdmin((client) => client.query(`CREATE DATABASE ${TEST_DATABASE}`));
+    const config = loadConfig({ ...TEST_ENV, PORT: '0' });
+    const logger = createLogger(config.logLevel);
+    const db = await connectDatabase(config, logger);
+    await migrate(db.sequelize, logger);
+    await db.sequelize.close();
+    web = await startWeb(config, logger);
+  },
+  async afterAll(this: Mocha.Context) {
+    this.timeout(30_000);
+    await web?.stop();
+    await withAdmin((client) => client.query(`DROP DATABASE IF EXISTS ${TEST_DATABASE} WITH (FORCE)`));
+    const redis = new Redis(REDIS_URL);
+    const keys = await redis.keys(`${TEST_REDIS_PREFIX}*`);
+    if (keys.length) await redis.del(...keys);
+    await redis.quit();
+  },
+};
