@@ -1,0 +1,70 @@
+import { strict as assert } from 'node:assert';
+import { request } from '../support/http';
+import { serveMiniApp } from '../support/miniApp';
+import * as make from '../support/factories';
+import { validationFailed } from '../../src/errors';
+
+describe('errors: one shape everywhere', () => {
+  it('400 with a message for unparsable JSON', async () => {
+    const { token } = await make.v1Tenant();
+    const reply = await request('POST', '/api/v1/chatbots', { token, rawBody: '{"title": "x",' });
+    assert.equal(reply.status, 400);
+    assert.equal(reply.body.message, 'The request body is not valid JSON.');
+  });
+
+  it('413 with a message for a body over the limit', async () => {
+    const reply = await request('POST', '/api/v1/me', { rawBody: JSON.stringify({ content: 'x'.repeat(9 * 1024 * 1024) }) });
+    assert.equal(reply.status, 413);
+    assert.equal(typeof reply.body.message, 'string');
+  });
+
+  it('admits a 1,000,000-character knowledge text, even of multi-byte characters', async () => {
+    const { token, bot } = await make.v1Tenant();
+    const reply = await request('POST', `/api/v1/chatbots/${bot.publicKey}/knowledge-probe`, {
+      token,
+      body: { title: 'Big', content: 'é'.repeat(1_000_000) },
+    });
+    assert.equal(reply.status, 404, 'parsed and routed, not refused as too large');
+    assert.equal(reply.body.code, 'route_not_found');
+  });
+
+  it('404 JSON with a message for unknown routes', async () => {
+    const reply = await request('GET', '/no/such/route');
+    assert.equal(reply.status, 404);
+    assert.equal(reply.body.message, 'The route GET /no/such/route could not be found.');
+  });
+
+  it('echoes a sane X-Request-Id and makes one up otherwise', async () => {
+    const echoed = await request('GET', '/healthz', { headers: { 'X-Request-Id': 'trace-123' } });
+    assert.equal(echoed.headers.get('x-request-id'), 'trace-123');
+    const invented = await request('GET', '/healthz', { headers: { 'X-Request-Id': 'bad id with spaces' } });
+    assert.match(invented.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/);
+  });
+
+  it('500 with a generic message and request id for unexpected errors, never their text', async () => {
+    const app = await serveMiniApp((a) => {
+      a.get('/boom', () => {
+        throw new Error('password=hunter2 leaked from a driver');
+      });
+      a.get('/invalid', () => {
+        throw validationFailed({ title: ['The title field is required.'] });
+      });
+    });
+    try {
+      const boom = await request('GET', '/boom', { baseUrl: app.url });
+      assert.equal(boom.status, 500);
+      assert.ok(!JSON.stringify(boom.body).includes('hunter2'));
+      assert.equal(typeof boom.body.message, 'string');
+      assert.equal(boom.body.request_id, boom.headers.get('x-request-id') ?? boom.body.request_id);
+      const invalid = await request('GET', '/invalid', { baseUrl: app.url });
+      assert.equal(invalid.status, 422);
+      assert.deepEqual(invalid.body, {
+        message: 'The title field is required.',
+        code: 'validation_failed',
+        errors: { title: ['The title field is required.'] },
+      });
+    } finally {
+      await app.close();
+    }
+  });
+});

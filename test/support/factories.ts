@@ -1,0 +1,58 @@
+import { randomBytes } from 'node:crypto';
+import type { PlanName } from '../../config/plans';
+import type { RoleName, TokenAbility } from '../../config/roles';
+import { Chatbot, Company, Conversation, Message, User, type ConversationStatus, type MessageRole } from '../../src/models';
+import { createWorkspace } from '../../src/domain/accounts/createWorkspace';
+import { createUser } from '../../src/domain/accounts/createUser';
+import { issueToken } from '../../src/domain/accounts/tokens';
+import { createChatbot } from '../../src/domain/chatbots/createChatbot';
+import { server } from './hooks';
+
+const unique = () => randomBytes(4).toString('hex');
+
+/** A fresh workspace with its owner; every test makes its own so tests never share tenants. */
+export async function workspace(options: { plan?: PlanName; portal?: boolean; name?: string } = {}): Promise<{ company: Company; owner: User }> {
+  const { company, owner } = await createWorkspace({
+    name: options.name ?? `Workspace ${unique()}`,
+    plan: options.plan ?? 'pro',
+    portalEnabled: options.portal ?? false,
+    owner: { email: `owner-${unique()}@example.test`, password: 'password-123', name: 'Owner' },
+  });
+  return { company, owner: owner! };
+}
+
+export function user(company: Company, role: RoleName = 'agent', name = `User ${unique()}`): Promise<User> {
+  return createUser(company, { email: `${role}-${unique()}@example.test`, password: 'password-123', name, role });
+}
+
+export async function token(owner: User, ability: TokenAbility = 'api'): Promise<string> {
+  return (await issueToken(owner, ability)).plain;
+}
+
+export async function chatbot(company: Company, name = `Bot ${unique()}`): Promise<Chatbot> {
+  return (await createChatbot(company, { name }, server().ctx.secrets)).chatbot;
+}
+
+/** A conversation with a transcript; `lastMessageAt` orders it in lists. */
+export async function conversation(
+  bot: Chatbot,
+  options: { visitorKey?: string; status?: ConversationStatus; lastMessageAt?: Date; messages?: Array<[MessageRole, string]> } = {},
+): Promise<Conversation> {
+  const created = await Conversation.create({
+    companyId: bot.companyId,
+    chatbotId: bot.id,
+    visitorKey: options.visitorKey ?? `visitor-${unique()}`,
+    status: options.status ?? 'bot',
+    lastMessageAt: options.lastMessageAt ?? new Date(),
+  });
+  for (const [role, content] of options.messages ?? []) {
+    await Message.create({ companyId: bot.companyId, conversationId: created.id, role, content });
+  }
+  return created;
+}
+
+/** A workspace, its owner, an api token and a chatbot: the usual starting point of a v1 test. */
+export async function v1Tenant(plan: PlanName = 'pro') {
+  const { company, owner } = await workspace({ plan });
+  return { company, owner, token: await token(owner), bot: await chatbot(company) };
+}
