@@ -28,8 +28,6 @@ export async function startWeb(config: Readonly<Config>, logger: Logger): Promis
     throw error;
   }
   const { port } = server.address() as AddressInfo;
-  // Keep-alive sockets must not outlive a deploy's patience: idle ones close at once on stop.
-  server.keepAliveTimeout = 5_000;
   logger.info({ port, mode: config.singleNode ? 'single-node' : 'cluster', embeddedDatabase: config.embeddedDatabase }, 'listening');
 
   let stopping: Promise<void> | undefined;
@@ -37,10 +35,12 @@ export async function startWeb(config: Readonly<Config>, logger: Logger): Promis
     (stopping ??= (async () => {
       logger.info('shutting down');
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeIdleConnections();
-      const timer = setTimeout(() => server.closeAllConnections(), DRAIN_TIMEOUT_MS);
+      // A keep-alive connection turns idle once its in-flight response is sent: close it then, not at its timeout.
+      const sweep = setInterval(() => server.closeIdleConnections(), 50);
+      const deadline = setTimeout(() => server.closeAllConnections(), DRAIN_TIMEOUT_MS);
       await closed;
-      clearTimeout(timer);
+      clearInterval(sweep);
+      clearTimeout(deadline);
       await closeContext(ctx);
       logger.info('stopped');
     })());
