@@ -23,9 +23,7 @@ export const badRequest = (message: string) => new AppError(400, 'bad_request', 
 export const unauthenticated = () => new AppError(401, 'unauthenticated', 'Unauthenticated.');
 export const forbidden = (message = 'This action is unauthorized.') => new AppError(403, 'forbidden', message);
 export const notFound = (what = 'Resource') => new AppError(404, 'not_found', `${what} not found.`);
-export const conflict = (message: string) => new AppError(409, 'conflict', message);
 export const payloadTooLarge = () => new AppError(413, 'payload_too_large', 'The request body is too large.');
-export const serviceUnavailable = (message: string) => new AppError(503, 'not_configured', message);
 
 /** 422 with Laravel-style `errors`: field name -> readable messages. The message is the first error. */
 export function validationFailed(errors: Record<string, string[]>, body?: Record<string, unknown>): AppError {

@@ -4,7 +4,7 @@ import { Company } from '../models';
 import { createChatbot } from '../domain/chatbots/createChatbot';
 import { notFound } from '../errors';
 import { defineCommand } from './command';
-import { presentCliChatbot } from './present';
+import { presentCreatedChatbot } from '../presenters/chatbot';
 
 export const chatbotCreate = defineCommand({
   usage: 'chatbot create --company ID --name N [--provider openai] [--model M] [--live-visitors] [--inactive]',
@@ -25,6 +25,6 @@ export const chatbotCreate = defineCommand({
       { name: flags.name, provider: flags.provider, model: flags.model, liveVisitors: flags['live-visitors'], isActive: !flags.inactive },
       ctx.secrets,
     );
-    return { chatbot: presentCliChatbot(chatbot, identitySecret) };
+    return { chatbot: presentCreatedChatbot(chatbot, identitySecret) };
   },
 });

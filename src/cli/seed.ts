@@ -6,7 +6,7 @@ import { createUser } from '../domain/accounts/createUser';
 import { issueToken } from '../domain/accounts/tokens';
 import { createChatbot } from '../domain/chatbots/createChatbot';
 import { defineCommand } from './command';
-import { presentCliCompany } from './present';
+import { presentV1Company } from '../presenters/account';
 
 const DEMO_SLUG = 'parley-demo';
 const DEMO_PASSWORD = 'parley-demo-123';
@@ -32,7 +32,7 @@ export const seedDemo = defineCommand({
     const { plain } = await issueToken(users[0]!, 'api', { name: 'demo' });
     const base = ctx.config.appUrl;
     return {
-      workspace: presentCliCompany(company),
+      workspace: presentV1Company(company),
       users: users.map((u) => ({ id: u.id, name: u.name, email: u.email, role: u.role, password: DEMO_PASSWORD })),
       chatbot: { id: chatbot.id, public_key: chatbot.publicKey, name: chatbot.name, provider: chatbot.provider, model: chatbot.model },
       api_token: plain,

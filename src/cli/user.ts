@@ -4,7 +4,7 @@ import { Company, User } from '../models';
 import { createUser, setUserSuspended } from '../domain/accounts/createUser';
 import { notFound } from '../errors';
 import { defineCommand } from './command';
-import { presentCliUser } from './present';
+import { presentV1User } from '../presenters/account';
 
 export const userCreate = defineCommand({
   usage: 'user create --company ID --email E --password P --name N --role owner|admin|agent|viewer',
@@ -19,7 +19,7 @@ export const userCreate = defineCommand({
   async run(_ctx, flags) {
     const company = await Company.findByPk(flags.company);
     if (!company) throw notFound('Workspace');
-    return { user: presentCliUser(await createUser(company, flags)) };
+    return { user: presentV1User(await createUser(company, flags)) };
   },
 });
 
@@ -31,6 +31,6 @@ export const userSuspend = defineCommand({
     const user = await User.findByPk(flags.user);
     if (!user) throw notFound('User');
     await setUserSuspended(user, true);
-    return { user: presentCliUser(user), suspended: true };
+    return { user: presentV1User(user), suspended: true };
   },
 });

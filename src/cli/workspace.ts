@@ -4,7 +4,7 @@ import { Company } from '../models';
 import { createWorkspace, setWorkspaceSuspended } from '../domain/accounts/createWorkspace';
 import { notFound } from '../errors';
 import { defineCommand } from './command';
-import { presentCliCompany, presentCliUser } from './present';
+import { presentV1Company, presentV1User } from '../presenters/account';
 
 export const workspaceCreate = defineCommand({
   usage: 'workspace create --name N [--plan free|starter|pro|enterprise] [--portal] [--owner-email E --owner-password P --owner-name NAME]',
@@ -28,7 +28,7 @@ export const workspaceCreate = defineCommand({
       portalEnabled: flags.portal,
       owner: email && password ? { email, password, name: flags['owner-name'] ?? email.split('@')[0]! } : undefined,
     });
-    return { company: presentCliCompany(company), owner: owner ? presentCliUser(owner) : null };
+    return { company: presentV1Company(company), owner: owner ? presentV1User(owner) : null };
   },
 });
 
@@ -42,7 +42,7 @@ const suspension = (suspended: boolean) =>
       const company = await Company.findByPk(flags.company);
       if (!company) throw notFound('Workspace');
       await setWorkspaceSuspended(company, suspended);
-      return { company: presentCliCompany(company), suspended };
+      return { company: presentV1Company(company), suspended };
     },
   });
 

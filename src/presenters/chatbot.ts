@@ -19,3 +19,9 @@ export const presentV1ChatbotDetail = (chatbot: Chatbot, knowledgeSources: numbe
   knowledge_sources: knowledgeSources,
   branding: resolveBranding(chatbot.branding as StoredBranding),
 });
+
+/** The CLI's `chatbot create` answer: the list item plus the identity secret, shown this once. */
+export const presentCreatedChatbot = (chatbot: Chatbot, identitySecret: string) => ({
+  ...presentV1ChatbotListItem(chatbot),
+  identity_secret: identitySecret,
+});
