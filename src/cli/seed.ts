@@ -3,6 +3,7 @@ import { Chatbot, Company, User } from '../models';
 import type { AppContext } from '../context';
 import { createWorkspace } from '../domain/accounts/createWorkspace';
 import { createUser } from '../domain/accounts/createUser';
+import { findUserByEmail } from '../domain/accounts/findUserByEmail';
 import { issueToken } from '../domain/accounts/tokens';
 import { createChatbot } from '../domain/chatbots/createChatbot';
 import { defineCommand } from './command';
@@ -25,7 +26,7 @@ export const seedDemo = defineCommand({
     const company = (await Company.findOne({ where: { slug: DEMO_SLUG } })) ?? (await createDemoWorkspace());
     const users: User[] = [];
     for (const demo of DEMO_USERS) {
-      users.push((await User.findOne({ where: { email: demo.email } })) ?? (await createUser(company, { ...demo, password: DEMO_PASSWORD })));
+      users.push((await findUserByEmail(demo.email)) ?? (await createUser(company, { ...demo, password: DEMO_PASSWORD })));
     }
     const chatbot =
       (await Chatbot.findOne({ where: { companyId: company.id }, order: [['id', 'ASC']] })) ?? (await createDemoChatbot(ctx, company));

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { fn, col, where as sqlWhere } from 'sequelize';
 import { TOKEN_ABILITIES } from '../../config/roles';
 import { User } from '../models';
 import { issueToken, revokeToken } from '../domain/accounts/tokens';
+import { findUserByEmail } from '../domain/accounts/findUserByEmail';
 import { notFound } from '../errors';
 import { defineCommand } from './command';
 
@@ -17,7 +17,7 @@ export const tokenCreate = defineCommand({
   async run(_ctx, flags) {
     const user = /^\d+$/.test(flags.user)
       ? await User.findByPk(Number(flags.user))
-      : await User.findOne({ where: sqlWhere(fn('lower', col('email')), flags.user.toLowerCase()) });
+      : await findUserByEmail(flags.user);
     if (!user) throw notFound('User');
     const { plain, token } = await issueToken(user, flags.ability, { name: flags.name });
     return { token: plain, expires_at: token.expiresAt.toISOString() };

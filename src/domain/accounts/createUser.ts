@@ -1,9 +1,10 @@
-import { fn, col, where as sqlWhere, Op, type Transaction } from 'sequelize';
+import { Op, type Transaction } from 'sequelize';
 import { planOf } from '../../../config/plans';
 import type { RoleName } from '../../../config/roles';
 import { Company, User } from '../../models';
 import { hashPassword } from '../../security/passwords';
 import { validationFailed } from '../../errors';
+import { findUserByEmail } from './findUserByEmail';
 
 export interface NewUser {
   email: string;
@@ -18,8 +19,7 @@ const SEATED_ROLES: RoleName[] = ['owner', 'admin', 'agent'];
 /** A user of a workspace. Email is unique platform-wide (sign-in is by email alone); seats follow the plan. */
 export async function createUser(company: Company, input: NewUser, transaction?: Transaction): Promise<User> {
   const email = input.email.trim().toLowerCase();
-  const taken = await User.count({ where: sqlWhere(fn('lower', col('email')), email), transaction });
-  if (taken) throw validationFailed({ email: ['The email has already been taken.'] });
+  if (await findUserByEmail(email, transaction)) throw validationFailed({ email: ['The email has already been taken.'] });
   if (SEATED_ROLES.includes(input.role)) {
     const plan = planOf(company);
     const seats = plan.agentSeats;
