@@ -32,6 +32,8 @@ const envSchema = z.object({
   REDIS_PREFIX: z.string().regex(/^[\w:.-]+$/, 'may hold letters, digits and : . - _ only').default('parley:'),
   DATA_DIR: z.string().default('./.parley'),
   NODE_ID: z.string().regex(/^[\w.-]+$/, 'may hold letters, digits and . - _ only').optional(),
+  CLUSTER_HEARTBEAT_MS: z.coerce.number({ error: 'must be a number of milliseconds' }).int().min(50).max(60_000).default(2_000),
+  CLUSTER_LEASE_TTL_MS: z.coerce.number({ error: 'must be a number of milliseconds' }).int().min(300).max(300_000).default(12_000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   TRUST_PROXY: z.string().default('loopback'),
   VAPID_PUBLIC_KEY: z.string().optional(),
@@ -57,6 +59,8 @@ export interface Config {
   redisPrefix: string;
   dataDir: string;
   nodeId: string;
+  /** Cluster heartbeat and shard lease TTL (src/actors/cluster/timing.ts derives every other interval). */
+  cluster: { heartbeatMs: number; leaseTtlMs: number };
   logLevel: string;
   trustProxy: string;
   vapid?: { publicKey: string; privateKey: string; subject: string };
@@ -77,6 +81,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     throw new ConfigError(`Invalid configuration: ${lines.join('; ')}`);
   }
   const e = parsed.data;
+  if (e.CLUSTER_LEASE_TTL_MS < 3 * e.CLUSTER_HEARTBEAT_MS) {
+    throw new ConfigError('Invalid configuration: CLUSTER_LEASE_TTL_MS: must be at least 3 x CLUSTER_HEARTBEAT_MS, or leases lapse before a dead node is noticed');
+  }
   const dataDir = resolve(e.DATA_DIR);
   const embeddedDatabase = !e.DATABASE_URL;
   const vapid = vapidSettings(e.VAPID_PUBLIC_KEY, e.VAPID_PRIVATE_KEY, e.VAPID_SUBJECT);
@@ -90,6 +97,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     redisPrefix: e.REDIS_PREFIX,
     dataDir,
     nodeId: e.NODE_ID ?? `${hostname()}-${process.pid}`,
+    cluster: { heartbeatMs: e.CLUSTER_HEARTBEAT_MS, leaseTtlMs: e.CLUSTER_LEASE_TTL_MS },
     logLevel: e.LOG_LEVEL,
     trustProxy: e.TRUST_PROXY,
     vapid,

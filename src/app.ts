@@ -5,6 +5,7 @@ import type { AppContext } from './context';
 import { errorHandler, routeNotFound } from './http/errorHandler';
 import { healthRoutes } from './ops/health';
 import { Metrics } from './ops/metrics';
+import { agentSurface } from './surfaces/agent';
 import { v1Surface } from './surfaces/v1';
 
 // Admits a 1,000,000-character knowledge text even when every character is escaped in the JSON.
@@ -38,6 +39,7 @@ export function createApp(ctx: AppContext): Express {
 
   app.use(express.json({ limit: BODY_LIMIT }));
   app.use('/api/v1', v1Surface(ctx));
+  app.use('/api/agent', agentSurface(ctx));
 
   app.use(routeNotFound);
   app.use(errorHandler);

@@ -81,7 +81,7 @@ describe('embedded mode (no DATABASE_URL, REDIS_URL or APP_KEY): real server and
     const ready = await request('GET', '/readyz', { baseUrl });
     assert.equal(ready.status, 200);
     assert.equal(ready.body.status, 'ready');
-    assert.deepEqual(ready.body.checks, { database: 'ok' });
+    assert.deepEqual(ready.body.checks, { database: 'ok', cluster: 'ok' });
   });
 
   it('lets the CLI seed the demo through the running embedded postgres, and its token works', async () => {

@@ -20,9 +20,9 @@ describe('shard leases (real Redis)', () => {
   it('grants a free shard to one node only; the holder may acquire again', async () => {
     const a = leases('a:1');
     const b = leases('b:1');
-    assert.equal(await a.acquire(3), true);
-    assert.equal(await b.acquire(3), false);
-    assert.equal(await a.acquire(3), true);
+    assert.deepEqual(await a.acquire([3, 4]), [3, 4]);
+    assert.deepEqual(await b.acquire([3, 7]), [7], 'only the free shard');
+    assert.deepEqual(await a.acquire([3]), [3]);
     assert.equal(await b.holder(3), 'a:1');
     const ttl = await redis.pttl(a.key(3));
     assert.ok(ttl > 4000 && ttl <= 5000, `ttl ${ttl}`);
@@ -31,11 +31,10 @@ describe('shard leases (real Redis)', () => {
   it('renews in one call only the leases still held', async () => {
     const a = leases('a:1', 200);
     const b = leases('b:1');
-    await a.acquire(1);
-    await a.acquire(2);
-    await b.acquire(9);
+    await a.acquire([1, 2]);
+    await b.acquire([9]);
     await redis.del(a.key(2)); // lost, e.g. expired during a pause
-    await b.acquire(2);
+    await b.acquire([2]);
     assert.deepEqual(await a.renew([1, 2, 9]), [1]);
     assert.ok((await redis.pttl(a.key(1))) > 150);
     assert.equal(await a.holder(2), 'b:1', 'renewal never steals');
@@ -45,21 +44,21 @@ describe('shard leases (real Redis)', () => {
   it('lets a lease lapse after its TTL, after which another node may take the shard', async () => {
     const a = leases('a:1', 150);
     const b = leases('b:1');
-    assert.equal(await a.acquire(5), true);
-    assert.equal(await b.acquire(5), false);
+    assert.deepEqual(await a.acquire([5]), [5]);
+    assert.deepEqual(await b.acquire([5]), []);
     await new Promise((r) => setTimeout(r, 250));
-    assert.equal(await b.acquire(5), true);
+    assert.deepEqual(await b.acquire([5]), [5]);
     assert.deepEqual(await a.renew([5]), [], 'the old owner learns it lost the shard');
   });
 
   it('releases only its own leases, at once', async () => {
     const a = leases('a:1');
     const b = leases('b:1');
-    await a.acquire(1);
-    await b.acquire(2);
+    await a.acquire([1]);
+    await b.acquire([2]);
     assert.equal(await a.release([1, 2]), 1);
     assert.equal(await a.holder(1), null);
     assert.equal(await a.holder(2), 'b:1');
-    assert.equal(await b.acquire(1), true, 'no TTL-long gap after a graceful release');
+    assert.deepEqual(await b.acquire([1]), [1], 'no TTL-long gap after a graceful release');
   });
 });

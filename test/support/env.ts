@@ -21,5 +21,8 @@ export const TEST_ENV: Record<string, string> = {
   REDIS_PREFIX: TEST_REDIS_PREFIX,
   APP_KEY: `base64:${randomBytes(32).toString('base64')}`,
   APP_URL: 'http://parley.test',
+  // Fast cluster timings so tests see joins, deaths and lease lapses in seconds, not tens of seconds.
+  CLUSTER_HEARTBEAT_MS: '500',
+  CLUSTER_LEASE_TTL_MS: '3000',
   LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
 };

@@ -5,6 +5,7 @@ import { createLogger } from '../../src/logger';
 import { connectDatabase } from '../../src/db/connect';
 import { migrate } from '../../src/db/migrate';
 import { startWeb, type RunningWeb } from '../../src/web';
+import { PROBE_TABLE, probeBehaviour } from './actors/probe';
 import { ADMIN_DATABASE_URL, REDIS_URL, TEST_DATABASE, TEST_ENV, TEST_REDIS_PREFIX } from './env';
 
 let web: RunningWeb | undefined;
@@ -34,8 +35,10 @@ export const mochaHooks = {
     const logger = createLogger(config.logLevel);
     const db = await connectDatabase(config, logger);
     await migrate(db.sequelize, logger);
+    await db.sequelize.query(PROBE_TABLE);
     await db.sequelize.close();
-    web = await startWeb(config, logger);
+    // Idle actors passivate after 1.5 s here, so tests exercise reloading state from Postgres.
+    web = await startWeb(config, logger, { behaviours: (ctx) => [probeBehaviour(ctx.db.sequelize)], idleMs: 1_500 });
   },
   async afterAll(this: Mocha.Context) {
     this.timeout(30_000);

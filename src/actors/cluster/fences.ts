@@ -18,17 +18,47 @@ export class StaleEpochError extends Error {
  * can never land a write after a new owner took over.
  */
 export class ShardFences {
-  constructor(private readonly sequelize: Sequelize) {}
+  constructor(
+    private readonly sequelize: Sequelize,
+    /** How long a fenced write may sit idle inside its transaction: the lease TTL. */
+    private readonly idleLimitMs = 12_000,
+  ) {}
 
-  /** Records a new ownership of the shard and returns its epoch. */
-  async bump(shard: number, owner: string): Promise<number> {
-    const [row] = await this.sequelize.query<{ epoch: number }>(
-      `INSERT INTO shard_fences (shard, epoch, owner, updated_at) VALUES (:shard, 1, :owner, now())
-       ON CONFLICT (shard) DO UPDATE SET epoch = shard_fences.epoch + 1, owner = EXCLUDED.owner, updated_at = now()
-       RETURNING epoch`,
-      { replacements: { shard, owner }, type: QueryTypes.SELECT },
-    );
-    return row!.epoch;
+  /**
+   * Records a new ownership of each shard and returns their epochs. A shard whose fence row is held by
+   * an old owner's in-flight write is skipped (not waited for): the caller releases it and retries,
+   * so one frozen node can never stall a whole batch of takeovers.
+   */
+  async bump(shards: readonly number[], owner: string): Promise<Map<number, number>> {
+    if (!shards.length) return new Map();
+    const replacements = { shards: [...shards], owner };
+    const rows = await this.sequelize.transaction(async (transaction) => {
+      await this.sequelize.query(
+        `INSERT INTO shard_fences (shard, epoch, owner, updated_at) SELECT s, 0, :owner, now() FROM unnest(ARRAY[:shards]::int[]) AS s
+         ON CONFLICT (shard) DO NOTHING`,
+        { replacements, transaction },
+      );
+      return this.sequelize.query<{ shard: number; epoch: number }>(
+        `UPDATE shard_fences SET epoch = epoch + 1, owner = :owner, updated_at = now()
+         WHERE shard IN (SELECT shard FROM shard_fences WHERE shard IN (:shards) ORDER BY shard FOR UPDATE SKIP LOCKED)
+         RETURNING shard, epoch`,
+        { replacements, type: QueryTypes.SELECT, transaction },
+      );
+    });
+    return new Map(rows.map((row) => [row.shard, row.epoch]));
+  }
+
+  /**
+   * A fenced write: `work` runs in a transaction that commits only while `epoch` is the shard's current
+   * one. Postgres ends the transaction if it idles past the lease TTL (its node frozen mid-write), so
+   * the fence row it locks cannot hold off the shard's next owner for longer than that.
+   */
+  write<T>(shard: number, epoch: number, work: (transaction: Transaction) => Promise<T>): Promise<T> {
+    return this.sequelize.transaction(async (transaction) => {
+      await this.sequelize.query(`SET LOCAL idle_in_transaction_session_timeout = ${Math.round(this.idleLimitMs)}`, { transaction });
+      await this.assertCurrent(shard, epoch, transaction);
+      return work(transaction);
+    });
   }
 
   /**

@@ -1,13 +1,16 @@
 import type { Redis } from 'ioredis';
 
 // Each script compares the holder before touching the key, so a node can only extend or drop its own lease.
-const ACQUIRE = `
-local holder = redis.call('GET', KEYS[1])
-if holder == false or holder == ARGV[1] then
-  redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
-  return 1
+const ACQUIRE_ALL = `
+local acquired = {}
+for i, key in ipairs(KEYS) do
+  local holder = redis.call('GET', key)
+  if holder == false or holder == ARGV[1] then
+    redis.call('SET', key, ARGV[1], 'PX', ARGV[2])
+    acquired[#acquired + 1] = i
+  end
 end
-return 0`;
+return acquired`;
 
 const RENEW_ALL = `
 local renewed = {}
@@ -29,11 +32,23 @@ for _, key in ipairs(KEYS) do
 end
 return released`;
 
+/** Where shard leases live: Redis in cluster mode, this process in single-node mode. */
+export interface LeaseStore {
+  readonly owner: string;
+  /** Takes every free (or already own) lease among `shards`; returns the shards now held. */
+  acquire(shards: readonly number[]): Promise<number[]>;
+  /** Extends every lease this node still holds; returns the shards renewed (the others were lost). */
+  renew(shards: readonly number[]): Promise<number[]>;
+  /** Drops this node's leases at once (graceful stop), so new owners need not wait out the TTL. */
+  release(shards: readonly number[]): Promise<number>;
+  holder(shard: number): Promise<string | null>;
+}
+
 /**
  * Shard leases in Redis: a key per shard holding its owner (`nodeId:incarnation`) with a TTL. A shard
  * is served only while its lease is held; all of a node's leases renew in one script call.
  */
-export class ShardLeases {
+export class ShardLeases implements LeaseStore {
   constructor(
     private readonly redis: Redis,
     private readonly prefix: string,
@@ -45,19 +60,14 @@ export class ShardLeases {
     return `${this.prefix}lease:${shard}`;
   }
 
-  /** True when this node now holds the lease (newly or again). */
-  async acquire(shard: number): Promise<boolean> {
-    return (await this.redis.eval(ACQUIRE, 1, this.key(shard), this.owner, this.ttlMs)) === 1;
+  async acquire(shards: readonly number[]): Promise<number[]> {
+    return this.run(ACQUIRE_ALL, shards, this.ttlMs);
   }
 
-  /** Extends every lease this node still holds; returns the shards renewed (the others were lost). */
   async renew(shards: readonly number[]): Promise<number[]> {
-    if (!shards.length) return [];
-    const indexes = (await this.redis.eval(RENEW_ALL, shards.length, ...shards.map((s) => this.key(s)), this.owner, this.ttlMs)) as number[];
-    return indexes.map((i) => shards[i - 1]!);
+    return this.run(RENEW_ALL, shards, this.ttlMs);
   }
 
-  /** Drops this node's leases at once (graceful stop), so new owners need not wait out the TTL. */
   async release(shards: readonly number[]): Promise<number> {
     if (!shards.length) return 0;
     return (await this.redis.eval(RELEASE_ALL, shards.length, ...shards.map((s) => this.key(s)), this.owner)) as number;
@@ -65,5 +75,36 @@ export class ShardLeases {
 
   async holder(shard: number): Promise<string | null> {
     return this.redis.get(this.key(shard));
+  }
+
+  /** Runs a per-key script and maps the 1-based indexes it returns back to shards. */
+  private async run(script: string, shards: readonly number[], ttlMs: number): Promise<number[]> {
+    if (!shards.length) return [];
+    const indexes = (await this.redis.eval(script, shards.length, ...shards.map((s) => this.key(s)), this.owner, ttlMs)) as number[];
+    return indexes.map((i) => shards[i - 1]!);
+  }
+}
+
+/** Single-node mode: this process is the only node, so every lease is its own. */
+export class LocalLeases implements LeaseStore {
+  private readonly held = new Set<number>();
+
+  constructor(readonly owner: string) {}
+
+  async acquire(shards: readonly number[]): Promise<number[]> {
+    for (const shard of shards) this.held.add(shard);
+    return [...shards];
+  }
+
+  async renew(shards: readonly number[]): Promise<number[]> {
+    return shards.filter((shard) => this.held.has(shard));
+  }
+
+  async release(shards: readonly number[]): Promise<number> {
+    return shards.filter((shard) => this.held.delete(shard)).length;
+  }
+
+  async holder(shard: number): Promise<string | null> {
+    return this.held.has(shard) ? this.owner : null;
   }
 }

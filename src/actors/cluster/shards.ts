@@ -1,8 +1,6 @@
 /** Virtual shards: an actor's shard never changes; only the shard's owner does. */
 export const SHARD_COUNT = 1024;
 
-export type ActorKind = 'conversation' | 'visitor';
-
 /** FNV-1a over UTF-16 code units, then a murmur3 finaliser so nearby strings spread over the whole range. */
 export function hash32(text: string): number {
   let h = 0x811c9dc5;
@@ -18,7 +16,7 @@ export function hash32(text: string): number {
   return h >>> 0;
 }
 
-export function shardOf(kind: ActorKind, id: string): number {
+export function shardOf(kind: string, id: string): number {
   return hash32(`${kind}:${id}`) % SHARD_COUNT;
 }
 

@@ -1,0 +1,115 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { cleanupAll, exitCleanlyOnSignals } from './support/cleanup';
+import { ROOT } from './support/processes';
+import { format, machine, type BenchResult, type Machine } from './support/report';
+import { sweepLeftovers } from './support/resources';
+import { failover } from './failover';
+import { latency } from './latency';
+import { memory } from './memory';
+import { throughput } from './throughput';
+
+const RESULTS = resolve(ROOT, 'bench/results/latest.json');
+
+interface Options {
+  rounds: number;
+  cpuProf: boolean;
+}
+
+/** In run order: the quick in-process ones first, the 6-minute failover last. */
+const BENCHMARKS: Record<string, { about: string; run: (options: Options) => Promise<BenchResult> }> = {
+  throughput: { about: 'local ask throughput, single node (~25 s)', run: (o) => throughput(o) },
+  memory: { about: 'heap per active actor, 50,000 actors (~20 s)', run: () => memory() },
+  latency: { about: 'cross-node ask round trip vs raw Redis pub/sub (~30 s)', run: () => latency() },
+  failover: { about: 'kill -9 failover, 3 nodes, production timings (~20 s per round)', run: (o) => failover({ rounds: o.rounds, log }) },
+};
+
+interface ResultsFile {
+  machine: Machine;
+  updatedAt: string;
+  results: Record<string, BenchResult>;
+}
+
+const USAGE = `Usage: npm run bench [-- <name>... [--rounds N] [--cpu-prof]]
+
+  ${Object.entries(BENCHMARKS)
+    .map(([name, b]) => `${name.padEnd(11)} ${b.about}`)
+    .join('\n  ')}
+
+  --rounds N   failover rounds (default 20)
+  --cpu-prof   throughput: also profile the runtime and list its hot spots (bench/results/profiles/)
+
+Results: printed, and merged by name into bench/results/latest.json. Exit code 1 only if a benchmark
+could not run; a missed goal is reported as FAIL but is a result, not an error.`;
+
+function log(line: string): void {
+  process.stdout.write(`  ${line}\n`);
+}
+
+function parse(argv: string[]): { names: string[]; options: Options } {
+  const names: string[] = [];
+  const options: Options = { rounds: 20, cpuProf: false };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === '--help' || arg === '-h') throw new Error(USAGE);
+    else if (arg === '--cpu-prof') options.cpuProf = true;
+    else if (arg === '--rounds') {
+      options.rounds = Number(argv[++i]);
+      if (!Number.isInteger(options.rounds) || options.rounds < 1) throw new Error(`--rounds needs a positive integer\n\n${USAGE}`);
+    } else if (arg in BENCHMARKS) names.push(arg);
+    else throw new Error(`unknown argument ${arg}\n\n${USAGE}`);
+  }
+  return { names: names.length ? names : Object.keys(BENCHMARKS), options };
+}
+
+/** Merged by name, so running one benchmark refreshes its entry and keeps the others'. */
+function save(machineInfo: Machine, results: BenchResult[]): void {
+  const previous: ResultsFile | undefined = existsSync(RESULTS) ? (JSON.parse(readFileSync(RESULTS, 'utf8')) as ResultsFile) : undefined;
+  const merged: ResultsFile = { machine: machineInfo, updatedAt: new Date().toISOString(), results: { ...previous?.results } };
+  for (const result of results) merged.results[result.name] = result;
+  // Canonical order, whatever order the entries were written in.
+  merged.results = Object.fromEntries(Object.keys(BENCHMARKS).flatMap((name) => (merged.results[name] ? [[name, merged.results[name]]] : [])));
+  mkdirSync(dirname(RESULTS), { recursive: true });
+  writeFileSync(RESULTS, `${JSON.stringify(merged, null, 2)}\n`);
+}
+
+async function main(): Promise<number> {
+  const { names, options } = parse(process.argv.slice(2));
+  exitCleanlyOnSignals();
+  const swept = await sweepLeftovers();
+  if (swept.length) log(`removed leftovers of dead bench runs: ${swept.join(', ')}`);
+  const machineInfo = await machine();
+  process.stdout.write(`Parley benchmarks on ${machineInfo.cpus} x ${machineInfo.cpuModel}, Node ${machineInfo.node}, PostgreSQL ${machineInfo.postgres}, Redis ${machineInfo.redis}\n`);
+
+  const results: BenchResult[] = [];
+  let errors = 0;
+  for (const name of names) {
+    process.stdout.write(`\n== ${name}: ${BENCHMARKS[name]!.about}\n`);
+    try {
+      const result = await BENCHMARKS[name]!.run(options);
+      results.push(result);
+      process.stdout.write(`${format(result)}\n`);
+    } catch (error) {
+      errors++;
+      process.stdout.write(`ERROR ${name}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    }
+  }
+  if (results.length) save(machineInfo, results);
+
+  process.stdout.write('\nSummary\n');
+  for (const r of results) process.stdout.write(`  ${r.pass ? 'PASS' : 'FAIL'}  ${r.name.padEnd(11)} ${r.goal}\n`);
+  if (errors) process.stdout.write(`  ${errors} benchmark(s) could not run (see ERROR above)\n`);
+  if (results.length) process.stdout.write(`Results written to ${RESULTS.slice(ROOT.length + 1)}\n`);
+  return errors ? 1 : 0;
+}
+
+main()
+  .catch((error: unknown) => {
+    process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
+    return 1;
+  })
+  .then(async (code) => {
+    await cleanupAll();
+    // Pools and sockets the runtime leaves behind (if any) must not keep a finished run alive.
+    process.exit(code);
+  });

@@ -1,0 +1,58 @@
+// The realtime wire vocabulary (DECISIONS.md "Realtime"): event names, their data, the envelope and the socket protocol.
+import type { Server, Socket } from 'socket.io';
+
+export const REALTIME_EVENTS = [
+  'conversation.created',
+  'conversation.updated',
+  'message.created',
+  'message.delta',
+  'visitor.online',
+  'visitor.offline',
+  'typing',
+] as const;
+
+export type RealtimeEventName = (typeof REALTIME_EVENTS)[number];
+
+/** Loose on purpose: the payload of each event is settled by the issue that first emits it. */
+type EventData = Readonly<Record<string, unknown>>;
+
+export interface RealtimeEventData {
+  'conversation.created': EventData;
+  'conversation.updated': EventData;
+  'message.created': EventData;
+  'message.delta': EventData;
+  'visitor.online': EventData;
+  'visitor.offline': EventData;
+  typing: EventData;
+}
+
+/** What every delivery carries; `seq` rises per conversation so a client can spot a gap and catch up over HTTP. */
+export interface RealtimeEnvelope<E extends RealtimeEventName = RealtimeEventName> {
+  channel: string;
+  event: E;
+  data: RealtimeEventData[E];
+  seq: number;
+}
+
+/** The events a widget socket also receives for its own conversation; never deltas or typing. */
+export const WIDGET_EVENTS: ReadonlySet<RealtimeEventName> = new Set(['message.created', 'conversation.updated']);
+
+export type SubscribeAck = { ok: true } | { ok: false; message: string };
+
+export type ServerToClientEvents = Record<RealtimeEventName, (envelope: RealtimeEnvelope) => void>;
+
+/** Arguments are read defensively (a client may send anything, with or without an ack callback). */
+export interface ClientToServerEvents {
+  subscribe: (...args: unknown[]) => void;
+  unsubscribe: (...args: unknown[]) => void;
+}
+
+export type InterServerEvents = Record<string, never>;
+
+/** Who a socket is, fixed at connection time by the auth middleware. */
+export type SocketIdentity =
+  | { kind: 'agent'; userId: number; companyId: number; tokenId: number }
+  | { kind: 'widget'; companyId: number; chatbotId: number; conversationId: string };
+
+export type RealtimeServer = Server<ClientToServerEvents, ServerToClientEvents, InterServerEvents, SocketIdentity>;
+export type RealtimeSocket = Socket<ClientToServerEvents, ServerToClientEvents, InterServerEvents, SocketIdentity>;

@@ -1,0 +1,60 @@
+import type { Server as HttpServer } from 'node:http';
+import { Server } from 'socket.io';
+import type { AppContext } from '../context';
+import { widgetRoom } from './channels';
+import { connectionAuth } from './connectionAuth';
+import { socketEmitter, type RealtimeEmitter } from './emitter';
+import type { RealtimeServer } from './events';
+import { localFanOut, redisFanOut } from './fanOut';
+import { ChannelSigner } from './signature';
+import { handleSubscriptions } from './subscriptions';
+
+export interface Realtime extends RealtimeEmitter {
+  io: RealtimeServer;
+  /** Disconnects every socket and leaves the fan-out; resolves once the shared HTTP server has closed too. */
+  close(): Promise<void>;
+}
+
+export const REALTIME_PATH = '/socket.io';
+// Clients send only subscribe/unsubscribe; anything bigger is not ours.
+const MAX_CLIENT_PACKET_BYTES = 16 * 1024;
+
+/** Socket.IO on this node's HTTP server (DECISIONS.md "Realtime"), fanned out through Redis in cluster mode. */
+export async function createRealtime(httpServer: HttpServer, ctx: AppContext): Promise<Realtime> {
+  const { config, logger } = ctx;
+  const fanOut = config.redisUrl ? await redisFanOut(config.redisUrl, config.redisPrefix, logger) : localFanOut();
+  const io: RealtimeServer = new Server(httpServer, {
+    path: REALTIME_PATH,
+    serveClient: false,
+    maxHttpBufferSize: MAX_CLIENT_PACKET_BYTES,
+    // Widgets connect from customers' sites; credentials travel in the auth payload, never in cookies.
+    cors: { origin: '*' },
+    ...(fanOut.adapter ? { adapter: fanOut.adapter } : {}),
+  });
+  const signer = new ChannelSigner(config.appKey);
+
+  io.use(connectionAuth(logger));
+  // The widget's room is joined before its CONNECT goes out, so a connected widget already receives.
+  io.use((socket, next) => {
+    if (socket.data.kind !== 'widget') return next();
+    void socket.join(widgetRoom(socket.data.conversationId));
+    fanOut.settled().then(
+      () => next(),
+      () => next(new Error('The connection could not be set up. Try again.')),
+    );
+  });
+  // Widget sockets get the handlers too, so their subscribe is answered (refused) rather than left hanging.
+  io.on('connection', (socket) => handleSubscriptions(socket, signer, fanOut.settled));
+
+  const emitter = socketEmitter(io);
+  let closing: Promise<void> | undefined;
+  return {
+    io,
+    emit: emitter.emit,
+    close: () =>
+      (closing ??= (async () => {
+        await io.close();
+        await fanOut.close();
+      })()),
+  };
+}

@@ -1,0 +1,42 @@
+import { strict as assert } from 'node:assert';
+import { resolve } from 'node:path';
+import { TEST_ENV } from '../support/env';
+import { request } from '../support/http';
+import * as make from '../support/factories';
+import { childEnv, ROOT, Running } from '../support/processes';
+import { connect, Inbox, subscribe } from '../support/sockets';
+
+const CONTROLLED_NODE = resolve(ROOT, 'dist/test/support/cluster/nodeMain.js');
+
+// Its own process: models are bound to one Sequelize per process, so a second in-process node would unbind the suite's.
+describe('realtime in single-node mode (no REDIS_URL: Socket.IO in-memory adapter)', () => {
+  let node: Running | undefined;
+  after(async () => {
+    if (node?.running) node.child.kill('SIGKILL');
+  });
+
+  it('authorizes, subscribes and delivers within the one process, and exits 0 on SIGTERM with a socket open', async function () {
+    this.timeout(30_000);
+    node = new Running(CONTROLLED_NODE, [], { env: childEnv({ ...TEST_ENV, PORT: '0', LOG_LEVEL: 'info' }, ['REDIS_URL']) });
+    const started = await node.waitForLog((entry) => entry.msg === 'listening', 20_000);
+    assert.equal(started.mode, 'single-node');
+    const url = `http://127.0.0.1:${String(started.port)}`;
+    const control = `http://127.0.0.1:${String((await node.waitForLog((entry) => entry.msg === 'control listening', 5000)).port)}`;
+    const { company, owner } = await make.workspace();
+    const token = await make.token(owner, 'agent');
+    const channel = `private-company.${company.id}`;
+
+    const socket = await connect(url, { token });
+    const inbox = new Inbox(socket);
+    const signed = await request('POST', '/api/agent/broadcasting/auth', { token, body: { socket_id: socket.id, channel_name: channel }, baseUrl: url });
+    assert.deepEqual(await subscribe(socket, channel, signed.body.auth), { ok: true });
+    const envelope = { channel, event: 'conversation.updated', data: { status: 'closed' }, seq: 3 };
+    assert.equal((await fetch(`${control}/emit`, { method: 'POST', body: JSON.stringify(envelope) })).status, 204);
+    assert.deepEqual((await inbox.next((r) => r.name === 'conversation.updated')).payload, envelope);
+
+    const disconnected = new Promise((resolveReason) => socket.once('disconnect', resolveReason));
+    node.child.kill('SIGTERM');
+    assert.deepEqual(await node.exitWithin(15_000), { code: 0, signal: null }, node.stderr);
+    assert.equal(await disconnected, 'transport close');
+  });
+});
