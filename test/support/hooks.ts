@@ -1,12 +1,12 @@
-import { Client } from 'pg';
 import { Redis } from 'ioredis';
 import { loadConfig } from '../../config/env';
 import { createLogger } from '../../src/logger';
 import { connectDatabase } from '../../src/db/connect';
 import { migrate } from '../../src/db/migrate';
 import { startWeb, type RunningWeb } from '../../src/web';
+import { withClient } from './pg';
 import { PROBE_TABLE, probeBehaviour } from './actors/probe';
-import { ADMIN_DATABASE_URL, REDIS_URL, TEST_DATABASE, TEST_ENV, TEST_REDIS_PREFIX } from './env';
+import { REDIS_URL, TEST_DATABASE, TEST_ENV, TEST_REDIS_PREFIX } from './env';
 
 let web: RunningWeb | undefined;
 
@@ -16,21 +16,11 @@ export function server(): RunningWeb {
   return web;
 }
 
-async function withAdmin<T>(run: (client: Client) => Promise<T>): Promise<T> {
-  const client = new Client({ connectionString: ADMIN_DATABASE_URL });
-  await client.connect();
-  try {
-    return await run(client);
-  } finally {
-    await client.end();
-  }
-}
-
 /** Root hooks: one fresh database per run, migrated by the real migration code, dropped afterwards. */
 export const mochaHooks = {
   async beforeAll(this: Mocha.Context) {
     this.timeout(60_000);
-    await withAdmin((client) => client.query(`CREATE DATABASE ${TEST_DATABASE}`));
+    await withClient((client) => client.query(`CREATE DATABASE ${TEST_DATABASE}`));
     const config = loadConfig({ ...TEST_ENV, PORT: '0' });
     const logger = createLogger(config.logLevel);
     const db = await connectDatabase(config, logger);
@@ -43,7 +33,7 @@ export const mochaHooks = {
   async afterAll(this: Mocha.Context) {
     this.timeout(30_000);
     await web?.stop();
-    await withAdmin((client) => client.query(`DROP DATABASE IF EXISTS ${TEST_DATABASE} WITH (FORCE)`));
+    await withClient((client) => client.query(`DROP DATABASE IF EXISTS ${TEST_DATABASE} WITH (FORCE)`));
     const redis = new Redis(REDIS_URL);
     const keys = await redis.keys(`${TEST_REDIS_PREFIX}*`);
     if (keys.length) await redis.del(...keys);

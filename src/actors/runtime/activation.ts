@@ -30,6 +30,28 @@ export interface UntypedInstance {
   deactivate?(): Promise<void> | void;
 }
 
+interface Turn {
+  job: Job;
+  deadline: number;
+  /** Answered (or expired): later outcomes of the handler are dropped. */
+  settled: boolean;
+  seq: number;
+  controller?: AbortController;
+}
+
+/** What a handler sees of its turn; the abort controller is made only if the handler asks for the signal. */
+class TurnHandle {
+  constructor(private readonly turn: Turn) {}
+
+  get signal(): AbortSignal {
+    return (this.turn.controller ??= new AbortController()).signal;
+  }
+
+  emit(chunk: unknown): void {
+    if (!this.turn.settled) this.turn.job.sink?.(++this.turn.seq, chunk);
+  }
+}
+
 const RECENT_KEYS = 128;
 
 /**
@@ -39,7 +61,7 @@ const RECENT_KEYS = 128;
 export class Activation {
   lastActive = Date.now();
   /** The turn running now, watched by the host's deadline sweep. */
-  current: { job: Job; deadline: number; controller?: AbortController; settled: boolean } | undefined;
+  current: Turn | undefined;
   private queue: Job[] = [];
   private running = false;
   private closed = false;
@@ -59,11 +81,12 @@ export class Activation {
 
   deliver(message: UntypedMessage, delivery: Delivery): Promise<unknown> {
     if (this.closed) return Promise.reject(new NotOwner());
-    const seen = delivery.key === undefined ? undefined : this.recent?.get(delivery.key);
+    const { key, deadline, sink } = delivery;
+    const seen = key === undefined ? undefined : this.recent?.get(key);
     if (seen) return seen;
-    const outcome = new Promise<unknown>((resolve, reject) => this.queue.push({ ...delivery, message, resolve, reject }));
-    if (delivery.key !== undefined) this.remember(delivery.key, outcome);
-    if (!this.running) void this.drain();
+    const outcome = new Promise<unknown>((resolve, reject) => this.queue.push({ key, deadline, sink, message, resolve, reject }));
+    if (key !== undefined) this.remember(key, outcome);
+    if (!this.running) this.drain();
     return outcome;
   }
 
@@ -90,45 +113,71 @@ export class Activation {
     }
   }
 
-  private async drain(): Promise<void> {
+  /**
+   * Runs queued turns in order. Synchronous handlers run back to back in this call; the first turn
+   * that awaits something parks the loop, which resumes when that turn settles.
+   */
+  private drain(): void {
     this.running = true;
-    for (let job = this.queue.shift(); job; job = this.queue.shift()) await this.turn(job);
+    for (let job = this.queue.shift(); job; job = this.queue.shift()) {
+      const pending = this.turn(job);
+      if (pending) {
+        void pending.then(() => this.drain());
+        return;
+      }
+    }
     this.running = false;
     this.lastActive = Date.now();
   }
 
-  private async turn(job: Job): Promise<void> {
+  /** Starts one turn; returns a promise only when the turn did not finish synchronously. */
+  private turn(job: Job): Promise<void> | undefined {
     const now = Date.now();
-    if (now >= job.deadline) return job.reject(turnTimedOut(`${this.env.kind} ${this.env.id}`));
-    const current: NonNullable<Activation['current']> = { job, deadline: Math.min(job.deadline, now + this.turnDeadlineMs), settled: false };
+    if (now >= job.deadline) return void job.reject(turnTimedOut(`${this.env.kind} ${this.env.id}`));
+    const instance = this.instance;
+    if (!instance) return this.activateThen(job);
+    const current: Turn = { job, deadline: Math.min(job.deadline, now + this.turnDeadlineMs), settled: false, seq: 0 };
     this.current = current;
-    let seq = 0;
-    const turn = {
-      get signal() {
-        return (current.controller ??= new AbortController()).signal;
-      },
-      emit: (chunk: unknown) => {
-        if (!current.settled) job.sink?.(++seq, chunk);
-      },
-    };
+    let result: unknown;
     try {
-      this.instance ??= await this.activate();
-      const handler = this.instance.handle[job.message.type];
+      const handler = instance.handle[job.message.type];
       if (!handler) throw new AppError(400, 'unknown_message', `${this.env.kind} actors do not handle "${job.message.type}".`);
-      const value = await handler.call(this.instance.handle, job.message, turn);
-      if (!current.settled) job.resolve(value);
+      result = handler.call(instance.handle, job.message, new TurnHandle(current));
     } catch (error) {
-      if (error instanceof StaleEpochError) {
-        // Another node owns the shard now: nothing of this turn landed; drop this copy of the actor.
-        if (!current.settled) job.reject(ownerLost(`${this.env.kind} ${this.env.id}`));
-        current.settled = true;
-        this.onStale(this);
-      } else if (!current.settled) {
-        job.reject(error);
-      }
-    } finally {
-      current.settled = true;
-      this.current = undefined;
+      return void this.settle(current, false, error);
+    }
+    if (result instanceof Promise) {
+      return result.then(
+        (value: unknown) => this.settle(current, true, value),
+        (error: unknown) => this.settle(current, false, error),
+      );
+    }
+    this.settle(current, true, result);
+    return undefined;
+  }
+
+  private async activateThen(job: Job): Promise<void> {
+    try {
+      this.instance = await this.activate();
+    } catch (error) {
+      return job.reject(error); // the next message tries to activate again
+    }
+    await this.turn(job);
+  }
+
+  private settle(current: Turn, ok: boolean, outcome: unknown): void {
+    const { job } = current;
+    if (this.current === current) this.current = undefined;
+    const answered = current.settled;
+    current.settled = true;
+    if (ok) {
+      if (!answered) job.resolve(outcome);
+    } else if (outcome instanceof StaleEpochError) {
+      // Another node owns the shard now: nothing of this turn landed; drop this copy of the actor.
+      if (!answered) job.reject(ownerLost(`${this.env.kind} ${this.env.id}`));
+      this.onStale(this);
+    } else if (!answered) {
+      job.reject(outcome);
     }
   }
 

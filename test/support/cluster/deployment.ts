@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
-import { Client } from 'pg';
 import { Redis } from 'ioredis';
 import { loadConfig } from '../../../config/env';
 import { createLogger } from '../../../src/logger';
@@ -9,6 +8,7 @@ import { startActorSystem, type ActorSystem } from '../../../src/actors/system';
 import { PROBE_TABLE } from '../actors/probe';
 import { ADMIN_DATABASE_URL, REDIS_URL, TEST_DATABASE, TEST_ENV, TEST_REDIS_PREFIX } from '../env';
 import { server } from '../hooks';
+import { withClient } from '../pg';
 import { childEnv, cliOk, ROOT } from '../processes';
 import { ClusterNode } from './node';
 
@@ -35,7 +35,7 @@ export class Deployment {
 
   static async create(options: { singleNode?: boolean } = {}): Promise<Deployment> {
     const name = `${TEST_DATABASE}_${randomBytes(3).toString('hex')}`;
-    await admin((client) => client.query(`CREATE DATABASE ${name}`));
+    await withClient((client) => client.query(`CREATE DATABASE ${name}`));
     const url = new URL(ADMIN_DATABASE_URL);
     url.pathname = `/${name}`;
     const deployment = new Deployment(name, url.toString(), `${TEST_REDIS_PREFIX}${name}:`, options.singleNode ?? false);
@@ -97,29 +97,13 @@ export class Deployment {
   }
 
   async query<T = Record<string, unknown>>(sql: string, params: unknown[] = []): Promise<T[]> {
-    const client = new Client({ connectionString: this.databaseUrl });
-    await client.connect();
-    try {
-      return (await client.query(sql, params)).rows as T[];
-    } finally {
-      await client.end();
-    }
+    return withClient(async (client) => (await client.query(sql, params)).rows as T[], this.databaseUrl);
   }
 
   async destroy(): Promise<void> {
     await Promise.all(this.live().map((node) => node.kill('SIGKILL')));
     await this.client?.close();
     await this.clientRedis?.quit();
-    await admin((client) => client.query(`DROP DATABASE IF EXISTS ${this.name} WITH (FORCE)`));
-  }
-}
-
-async function admin<T>(run: (client: Client) => Promise<T>): Promise<T> {
-  const client = new Client({ connectionString: ADMIN_DATABASE_URL });
-  await client.connect();
-  try {
-    return await run(client);
-  } finally {
-    await client.end();
+    await withClient((client) => client.query(`DROP DATABASE IF EXISTS ${this.name} WITH (FORCE)`));
   }
 }
