@@ -143,7 +143,7 @@ export async function failover(options: { rounds: number; log: (line: string) =>
       settings: { rounds: options.rounds, nodes: NODES, heartbeat_ms: HEARTBEAT_MS, lease_ttl_ms: LEASE_TTL_MS, attempt_timeout_ms: ATTEMPT_TIMEOUT_MS },
       notes: [
         'each round: ping a new probe actor, find its owner (shardOf + GET /state), kill -9 it, re-ask every <= 500 ms until answered, then start a replacement node and wait until all 1024 shards are served once',
-        'the floor: a survivor may take the shard only once the lease lapsed (8-12 s after the kill, renewals are every TTL/3) and the dead member is pruned (6-8 s), at its next placement tick (<= 1 s)',
+        'the floor: a survivor takes the shard at its next placement tick (<= 1 s) once the lease has lapsed (8-12 s after the kill: renewals are every TTL/3) and the dead member is pruned (4-8 s: 3 missed beats, noticed at the next beat)',
         ...(options.rounds < 20 ? [`only ${options.rounds} rounds: p99 is the worst of few samples; the documented run uses 20`] : []),
       ],
       startedAt: startedAt.toISOString(),

@@ -13,6 +13,8 @@ import { round, summarize, type Summary } from './support/stats';
 const ACTORS = 500;
 const WARM_ASKS = 2_000;
 const BLOCKS = 10;
+/** Independent repeats; the median one (by p50 ratio) is reported, as the throughput bench does. */
+const REPEATS = 3;
 const BLOCK = 1_000;
 const GOAL_RATIO = 1.5;
 const GOAL_P99_MS = 5;
@@ -69,17 +71,22 @@ export async function latency(): Promise<BenchResult> {
     const payload = JSON.stringify({ t: 'ask', c: 123_456, r: client.actors.member, d: Date.now() + 10_000, kind: 'probe', id: 'lat-123', m: { type: 'ping' } });
     for (let i = 0; i < WARM_ASKS; i++) await raw(payload);
 
-    const askTimes: number[] = [];
-    const rawTimes: number[] = [];
-    // Alternating blocks: both sides see the same background (heartbeats, lease renewals, GC).
-    for (let b = 0; b < BLOCKS; b++) {
-      for (let i = 0; i < BLOCK; i++) await timed(askTimes, () => ping(b * BLOCK + i));
-      for (let i = 0; i < BLOCK; i++) await timed(rawTimes, () => raw(payload));
+    const repeats: Array<{ ask: ReturnType<typeof summarize>; base: ReturnType<typeof summarize>; ratioP50: number; ratioP99: number }> = [];
+    for (let r = 0; r < REPEATS; r++) {
+      const askTimes: number[] = [];
+      const rawTimes: number[] = [];
+      // Alternating blocks: both sides see the same background (heartbeats, lease renewals, GC).
+      for (let b = 0; b < BLOCKS; b++) {
+        for (let i = 0; i < BLOCK; i++) await timed(askTimes, () => ping(b * BLOCK + i));
+        for (let i = 0; i < BLOCK; i++) await timed(rawTimes, () => raw(payload));
+      }
+      const ask = summarize(askTimes);
+      const base = summarize(rawTimes);
+      repeats.push({ ask, base, ratioP50: ask.p50 / base.p50, ratioP99: ask.p99 / base.p99 });
     }
-    const ask = summarize(askTimes);
-    const base = summarize(rawTimes);
-    const ratioP50 = ask.p50 / base.p50;
-    const ratioP99 = ask.p99 / base.p99;
+    repeats.sort((a, b) => a.ratioP50 - b.ratioP50);
+    const { ask, base, ratioP50, ratioP99 } = repeats[Math.floor(REPEATS / 2)]!;
+    const range = (pick: (r: (typeof repeats)[number]) => number) => repeats.map(pick).sort((a, b) => a - b).map((x) => round(x, 2)).join(' / ');
     return {
       name: 'latency',
       title: 'cross-node ask round trip (observer -> web node over Redis, loopback)',
@@ -87,8 +94,9 @@ export async function latency(): Promise<BenchResult> {
       pass: ratioP50 <= GOAL_RATIO && ratioP99 <= GOAL_RATIO && ask.p99 <= GOAL_P99_MS,
       figures: { ...ms(ask, 'ask'), ratio_p50_x: round(ratioP50, 2), ratio_p99_x: round(ratioP99, 2) },
       baseline: ms(base, 'raw_pubsub'),
-      settings: { asks: ask.n, raw_round_trips: base.n, actors: ACTORS, envelope_bytes: payload.length },
+      settings: { asks_per_repeat: ask.n, raw_round_trips_per_repeat: base.n, repeats: REPEATS, actors: ACTORS, envelope_bytes: payload.length },
       notes: [
+        `median of ${REPEATS} repeats by p50 ratio; every repeat's ratios, low to high: p50 ${range((r) => r.ratioP50)}, p99 ${range((r) => r.ratioP99)}`,
         `sequential asks of probe.ping spread over ${ACTORS} live actors on one web node (nodeMain.js, cluster mode, owns all 1024 shards)`,
         `baseline: PUBLISH of a ${payload.length}-byte envelope to an echo process that republishes it, awaited like an ask; blocks of ${BLOCK} interleaved`,
       ],

@@ -19,6 +19,8 @@ interface Measured {
   heapBefore: number;
   heapAfter: number;
   bytesPerActor: number;
+  /** CPU used while nothing is asked, in % of one core: the cost of keeping this many actors around. */
+  idleCpuPercent: number;
 }
 
 /** Full collections until heapUsed stops shrinking: what is left is what is reachable. */
@@ -37,6 +39,16 @@ async function settledHeap(): Promise<number> {
   return last;
 }
 
+const IDLE_MS = 2_000;
+
+/** The host sweeps every activation every 250 ms (deadlines, passivation); this shows what that costs at rest. */
+async function idleCpu(): Promise<number> {
+  const before = process.cpuUsage();
+  await new Promise((r) => setTimeout(r, IDLE_MS));
+  const used = process.cpuUsage(before);
+  return (100 * (used.user + used.system)) / 1000 / IDLE_MS;
+}
+
 /**
  * Runs in a child started with --expose-gc: the heap growth from `actors` live conversation-like
  * actors (runtime) or the same state objects in a plain Map (baseline), after everything else the
@@ -49,8 +61,9 @@ export async function measureMemory(mode: MemoryMode, actors: number): Promise<M
     const heapBefore = await settledHeap();
     for (let i = 0; i < actors; i++) map.set(`benchConversation:${i}`, conversationState(i));
     const heapAfter = await settledHeap();
+    const idleCpuPercent = await idleCpu();
     if (map.size !== actors) throw new Error('map lost entries');
-    return { mode, actors, heapBefore, heapAfter, bytesPerActor: (heapAfter - heapBefore) / actors };
+    return { mode, actors, heapBefore, heapAfter, bytesPerActor: (heapAfter - heapBefore) / actors, idleCpuPercent };
   }
   const system = await benchSystem({ DATABASE_URL: process.env.DATABASE_URL! }, [conversationBehaviour()], { idleMs: 3_600_000 });
   try {
@@ -60,8 +73,9 @@ export async function measureMemory(mode: MemoryMode, actors: number): Promise<M
     const heapBefore = await settledHeap();
     for (let i = 0; i < actors; i += BATCH) await Promise.all(Array.from({ length: Math.min(BATCH, actors - i) }, (_, j) => ask(i + j)));
     const heapAfter = await settledHeap();
+    const idleCpuPercent = await idleCpu();
     if (system.actors.activeActors() !== actors + WARM) throw new Error(`expected ${actors + WARM} active actors, found ${system.actors.activeActors()}`);
-    return { mode, actors, heapBefore, heapAfter, bytesPerActor: (heapAfter - heapBefore) / actors };
+    return { mode, actors, heapBefore, heapAfter, bytesPerActor: (heapAfter - heapBefore) / actors, idleCpuPercent };
   } finally {
     await system.close();
   }
@@ -86,12 +100,18 @@ export async function memory(): Promise<BenchResult> {
         bytes_per_actor: Math.round(runtime.bytesPerActor),
         runtime_overhead_bytes_per_actor: Math.round(runtime.bytesPerActor - map.bytesPerActor),
         heap_growth_mb: round((runtime.heapAfter - runtime.heapBefore) / 2 ** 20, 1),
+        idle_cpu_percent: round(runtime.idleCpuPercent, 1),
       },
-      baseline: { map_bytes_per_actor: Math.round(map.bytesPerActor), map_heap_growth_mb: round((map.heapAfter - map.heapBefore) / 2 ** 20, 1) },
+      baseline: {
+        map_bytes_per_actor: Math.round(map.bytesPerActor),
+        map_heap_growth_mb: round((map.heapAfter - map.heapBefore) / 2 ** 20, 1),
+        map_idle_cpu_percent: round(map.idleCpuPercent, 1),
+      },
       settings: { actors: ACTORS },
       notes: [
         `${ACTORS.toLocaleString('en')} benchConversation actors activated by one ask each, heapUsed after forced GC (node --expose-gc), before vs after`,
-        'state per actor: 16 fields of models/Conversation.ts (ids, status strings, counters) + 5 recent messages of ~50 chars',
+        `idle CPU: % of one core used over ${IDLE_MS / 1000} s with all actors live and nothing asked (the host's 250 ms sweep, lease renewals)`,
+        'state per actor: 15 fields of models/Conversation.ts (ids, status strings, counters) + 5 recent messages of ~50 chars, all flat strings of their own',
       ],
       startedAt: startedAt.toISOString(),
       seconds: (Date.now() - startedAt.getTime()) / 1000,

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { cleanupAll, exitCleanlyOnSignals } from './support/cleanup';
 import { ROOT } from './support/processes';
-import { format, machine, type BenchResult, type Machine } from './support/report';
+import { format, machine, source, type BenchResult, type Machine } from './support/report';
 import { sweepLeftovers } from './support/resources';
 import { failover } from './failover';
 import { latency } from './latency';
@@ -18,10 +18,10 @@ interface Options {
 
 /** In run order: the quick in-process ones first, the 6-minute failover last. */
 const BENCHMARKS: Record<string, { about: string; run: (options: Options) => Promise<BenchResult> }> = {
-  throughput: { about: 'local ask throughput, single node (~25 s)', run: (o) => throughput(o) },
-  memory: { about: 'heap per active actor, 50,000 actors (~20 s)', run: () => memory() },
-  latency: { about: 'cross-node ask round trip vs raw Redis pub/sub (~30 s)', run: () => latency() },
-  failover: { about: 'kill -9 failover, 3 nodes, production timings (~20 s per round)', run: (o) => failover({ rounds: o.rounds, log }) },
+  throughput: { about: 'local ask throughput, single node (~20 s)', run: (o) => throughput(o) },
+  memory: { about: 'heap per active actor, 50,000 actors (~10 s)', run: () => memory() },
+  latency: { about: 'cross-node ask round trip vs raw Redis pub/sub (~15 s)', run: () => latency() },
+  failover: { about: 'kill -9 failover, 3 nodes, production timings (~15 s per round)', run: (o) => failover({ rounds: o.rounds, log }) },
 };
 
 interface ResultsFile {
@@ -46,20 +46,20 @@ function log(line: string): void {
   process.stdout.write(`  ${line}\n`);
 }
 
-function parse(argv: string[]): { names: string[]; options: Options } {
+function parse(argv: string[]): { names: string[]; options: Options; help: boolean } {
   const names: string[] = [];
   const options: Options = { rounds: 20, cpuProf: false };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
-    if (arg === '--help' || arg === '-h') throw new Error(USAGE);
-    else if (arg === '--cpu-prof') options.cpuProf = true;
+    if (arg === '--help' || arg === '-h') return { names, options, help: true };
+    if (arg === '--cpu-prof') options.cpuProf = true;
     else if (arg === '--rounds') {
       options.rounds = Number(argv[++i]);
       if (!Number.isInteger(options.rounds) || options.rounds < 1) throw new Error(`--rounds needs a positive integer\n\n${USAGE}`);
     } else if (arg in BENCHMARKS) names.push(arg);
     else throw new Error(`unknown argument ${arg}\n\n${USAGE}`);
   }
-  return { names: names.length ? names : Object.keys(BENCHMARKS), options };
+  return { names: names.length ? names : Object.keys(BENCHMARKS), options, help: false };
 }
 
 /** Merged by name, so running one benchmark refreshes its entry and keeps the others'. */
@@ -74,19 +74,25 @@ function save(machineInfo: Machine, results: BenchResult[]): void {
 }
 
 async function main(): Promise<number> {
-  const { names, options } = parse(process.argv.slice(2));
+  const { names, options, help } = parse(process.argv.slice(2));
+  if (help) {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
   exitCleanlyOnSignals();
   const swept = await sweepLeftovers();
   if (swept.length) log(`removed leftovers of dead bench runs: ${swept.join(', ')}`);
   const machineInfo = await machine();
-  process.stdout.write(`Parley benchmarks on ${machineInfo.cpus} x ${machineInfo.cpuModel}, Node ${machineInfo.node}, PostgreSQL ${machineInfo.postgres}, Redis ${machineInfo.redis}\n`);
+  process.stdout.write(`Parley benchmarks on ${machineInfo.cpus} x ${machineInfo.cpuModel}, Node ${machineInfo.node}, PostgreSQL ${machineInfo.postgres}, Redis ${machineInfo.redis}; load average ${machineInfo.loadAverage}\n`);
 
   const results: BenchResult[] = [];
   let errors = 0;
   for (const name of names) {
     process.stdout.write(`\n== ${name}: ${BENCHMARKS[name]!.about}\n`);
     try {
-      const result = await BENCHMARKS[name]!.run(options);
+      // Taken before the run: other engineers' edits (and rebuilds of dist/) may land while it runs.
+      const measured = source();
+      const result = { ...(await BENCHMARKS[name]!.run(options)), source: measured };
       results.push(result);
       process.stdout.write(`${format(result)}\n`);
     } catch (error) {

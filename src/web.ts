@@ -7,6 +7,7 @@ import type { AnyBehaviour } from './actors/runtime/host';
 import { startActorSystem, type ActorSystem } from './actors/system';
 import { createApp } from './app';
 import { closeContext, openContext, type AppContext } from './context';
+import type { RealtimeEmitter } from './realtime/emitter';
 import { createRealtime, type Realtime } from './realtime/server';
 
 export interface RunningWeb {
@@ -22,9 +23,15 @@ export interface RunningWeb {
   stop(): Promise<void>;
 }
 
+/** What actor behaviours are built with: the process services and the realtime emitter. */
+export interface ActorDeps {
+  ctx: AppContext;
+  realtime: RealtimeEmitter;
+}
+
 export interface WebOptions {
   /** The actor kinds this node hosts (tests add their own probe kind). */
-  behaviours?: (ctx: AppContext) => readonly AnyBehaviour[];
+  behaviours?: (deps: ActorDeps) => readonly AnyBehaviour[];
   /** Idle time before an actor passivates (tests shorten it). */
   idleMs?: number;
 }
@@ -39,7 +46,7 @@ export async function startWeb(config: Readonly<Config>, logger: Logger, options
   let actors: ActorSystem | undefined;
   try {
     realtime = await createRealtime(server, ctx);
-    actors = await startActorSystem(ctx, options.behaviours?.(ctx) ?? [], { idleMs: options.idleMs });
+    actors = await startActorSystem(ctx, options.behaviours?.({ ctx, realtime }) ?? [], { idleMs: options.idleMs });
     ctx.readiness.push(actors.readiness);
     server.on('request', createApp(ctx));
     server.listen(config.port);

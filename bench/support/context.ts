@@ -1,6 +1,7 @@
 import { loadConfig } from '../../config/env';
 import { closeContext, openContext, type AppContext } from '../../src/context';
 import { createLogger } from '../../src/logger';
+import { SHARD_COUNT } from '../../src/actors/cluster/shards';
 import { startActorSystem, type ActorSystem } from '../../src/actors/system';
 import type { AnyBehaviour } from '../../src/actors/runtime/host';
 import { APP_KEY } from './resources';
@@ -19,18 +20,27 @@ export interface BenchSystem {
 export async function benchSystem(env: Record<string, string>, behaviours: readonly AnyBehaviour[], options: { observer?: boolean; idleMs?: number } = {}): Promise<BenchSystem> {
   const config = loadConfig({ APP_KEY, NODE_ID: 'bench', LOG_LEVEL: 'silent', ...env });
   const ctx = await openContext(config, createLogger('silent'));
-  try {
-    const actors = await startActorSystem(ctx, behaviours, options);
-    return {
-      ctx,
-      actors,
-      async close() {
-        await actors.close();
-        await closeContext(ctx);
-      },
-    };
-  } catch (error) {
+  let actors: ActorSystem | undefined;
+  const close = async () => {
+    await actors?.close();
     await closeContext(ctx);
+  };
+  try {
+    actors = await startActorSystem(ctx, behaviours, options);
+    // A single-node system may return before it serves its shards (placement retries in the background
+    // when the first fence bump fails): measuring then would time 503s, so wait or fail loudly.
+    if (!config.redisUrl) await servingAll(actors);
+    return { ctx, actors, close };
+  } catch (error) {
+    await close();
     throw error;
+  }
+}
+
+async function servingAll(actors: ActorSystem, timeoutMs = 30_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (actors.ownedShards().length < SHARD_COUNT) {
+    if (Date.now() > until) throw new Error(`single-node system serves ${actors.ownedShards().length} of ${SHARD_COUNT} shards after ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 50));
   }
 }

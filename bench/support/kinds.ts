@@ -49,28 +49,31 @@ export interface ConversationState {
 
 const RECENT = 5;
 
-/** A new copy of a string, as the pg driver returns one per row: 50,000 actors never share interned literals. */
+/**
+ * A new flat copy of a string, as the pg driver returns one per row: 50,000 actors never share
+ * interned literals, and template literals do not leave rope (cons) strings that real rows lack.
+ */
 const fresh = (text: string) => Buffer.from(text, 'latin1').toString('latin1');
 
 /** The state of conversation `id`: built from the id, so no two actors share a string. */
 export function conversationState(id: number): ConversationState {
   return {
     conversationId: id,
-    publicId: `c_${id.toString(36).padStart(8, '0')}${(id * 2654435761 >>> 0).toString(36)}`,
+    publicId: fresh(`c_${id.toString(36).padStart(8, '0')}${(id * 2654435761 >>> 0).toString(36)}`),
     companyId: 1 + (id % 97),
     chatbotId: 1 + (id % 13),
-    visitorKey: `v_${(id * 40503 >>> 0).toString(16).padStart(12, '0')}`,
+    visitorKey: fresh(`v_${(id * 40503 >>> 0).toString(16).padStart(12, '0')}`),
     assignedUserId: id % 3 === 0 ? 7 : null,
     status: fresh(['bot', 'agent', 'closed'][id % 3]!),
     handoffState: fresh(['bot_active', 'handoff_pending', 'human_connected'][id % 3]!),
     channel: fresh('web'),
-    locale: `en-${id % 2 ? 'GB' : 'US'}`,
+    locale: fresh(`en-${id % 2 ? 'GB' : 'US'}`),
     unreadCount: id % 4,
     messageCount: 10 + (id % 20),
     seq: 40 + (id % 50),
     version: 3,
     lastMessageAt: Date.now(),
-    recent: Array.from({ length: RECENT }, (_, i) => `message ${i + 1} in conversation ${id}: where is my order?`),
+    recent: Array.from({ length: RECENT }, (_, i) => fresh(`message ${i + 1} in conversation ${id}: where is my order?`)),
   };
 }
 

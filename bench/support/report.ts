@@ -1,5 +1,10 @@
-import { cpus, release, totalmem } from 'node:os';
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import { cpus, loadavg, release, totalmem } from 'node:os';
+import { join, relative } from 'node:path';
 import { Redis } from 'ioredis';
+import { ROOT } from './processes';
 import { adminQuery, REDIS_URL } from './resources';
 
 /** One benchmark's outcome, as printed and as stored in bench/results/latest.json. */
@@ -16,8 +21,18 @@ export interface BenchResult {
   /** How it was measured (sample sizes, timings), so two results files can be compared. */
   settings: Record<string, number | string>;
   notes: string[];
+  /** Which code was measured (the working tree may hold uncommitted runtime changes). */
+  source?: Source;
   startedAt: string;
   seconds: number;
+}
+
+export interface Source {
+  commit: string;
+  /** Uncommitted changes anywhere in the tree. */
+  dirty: boolean;
+  /** sha256 (first 12 hex) of every file under src/actors: tells two runs of the same runtime apart from different ones. */
+  actors: string;
 }
 
 export interface Machine {
@@ -28,6 +43,8 @@ export interface Machine {
   node: string;
   postgres: string;
   redis: string;
+  /** 1-minute load average when the run started: other work on the machine skews every figure. */
+  loadAverage: number;
 }
 
 export async function machine(): Promise<Machine> {
@@ -43,10 +60,28 @@ export async function machine(): Promise<Machine> {
       node: process.version,
       postgres: row?.server_version ?? 'unknown',
       redis: /redis_version:(\S+)/.exec(info)?.[1] ?? 'unknown',
+      loadAverage: Math.round(loadavg()[0]! * 100) / 100,
     };
   } finally {
     redis.disconnect();
   }
+}
+
+function files(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => (entry.isDirectory() ? files(join(dir, entry.name)) : [join(dir, entry.name)]));
+}
+
+export function source(): Source {
+  const git = (...args: string[]) => {
+    try {
+      return execFileSync('git', args, { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    } catch {
+      return 'unknown';
+    }
+  };
+  const hash = createHash('sha256');
+  for (const file of files(join(ROOT, 'src/actors')).sort()) hash.update(relative(ROOT, file)).update(readFileSync(file));
+  return { commit: git('rev-parse', '--short=12', 'HEAD'), dirty: git('status', '--porcelain').length > 0, actors: hash.digest('hex').slice(0, 12) };
 }
 
 const show = (value: number) => (Number.isInteger(value) ? String(value) : value.toFixed(Math.abs(value) >= 100 ? 0 : Math.abs(value) >= 10 ? 1 : 2));

@@ -1,9 +1,11 @@
 import { strict as assert } from 'node:assert';
 import { Redis } from 'ioredis';
-import { SHARD_COUNT } from '../../src/actors/cluster/shards';
+import { SHARD_COUNT, shardOf } from '../../src/actors/cluster/shards';
 import { AppError } from '../../src/errors';
 import { Deployment, LEASE_TTL_MS } from '../support/cluster/deployment';
+import type { ClusterNode } from '../support/cluster/node';
 import { REDIS_URL } from '../support/env';
+import { TcpProxy } from '../support/tcpProxy';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -30,6 +32,12 @@ describe('actor cluster (several real web processes)', function () {
     await deployment.settled();
   });
   after(() => deployment?.destroy());
+
+  /** An actor id whose shard this node serves now. */
+  async function actorServedBy(node: ClusterNode): Promise<string> {
+    const owned = new Set((await node.state()).owned);
+    for (let i = 0; ; i++) if (owned.has(shardOf('probe', `served-${i}`))) return `served-${i}`;
+  }
 
   /** Keeps three live nodes between tests that kill some. */
   async function threeNodes(): Promise<void> {
@@ -154,6 +162,33 @@ describe('actor cluster (several real web processes)', function () {
     const turns = await deployment.query<{ turn: number; node: string }>("SELECT turn, node FROM probe_turns WHERE actor = 'fence-1' ORDER BY turn");
     assert.deepEqual(turns, [{ turn: 1, node: first.node }, { turn: 2, node: successor.node }]);
     assert.ok(takeover <= LEASE_TTL_MS + 3_000);
+    await deployment.settled(20_000);
+  });
+
+  it('stops a node\'s actors when it loses Redis; the others take over; it rejoins when Redis is back', async () => {
+    const proxy = await TcpProxy.start({ host: '127.0.0.1', port: Number(new URL(REDIS_URL).port || 6379) });
+    try {
+      const isolated = await deployment.start('isolated', { REDIS_URL: `redis://127.0.0.1:${proxy.port}` });
+      await deployment.settled(20_000);
+      const actors = await deployment.actors();
+      const id = await actorServedBy(isolated);
+      const before = await actors.ask('probe', id, { type: 'increment' });
+      assert.equal(before.node, (await isolated.state()).member);
+
+      proxy.cut();
+      await isolated.process.waitForLog((e) => e.msg === "lost cluster membership: stopping this node's actors", 10_000);
+      assert.deepEqual(await isolated.state().then((s) => [s.owned.length, s.active]), [0, 0]);
+      const after = await actors.ask('probe', id, { type: 'increment' }, { timeoutMs: LEASE_TTL_MS + 5_000 });
+      assert.notEqual(after.node, before.node);
+      assert.equal(after.turn, 2);
+
+      proxy.restore();
+      await deployment.settled(20_000);
+      assert.ok((await isolated.state()).owned.length > 0, 'it serves shards again');
+      await isolated.kill('SIGTERM');
+    } finally {
+      await proxy.close();
+    }
     await deployment.settled(20_000);
   });
 

@@ -52,6 +52,18 @@ describe('actor runtime (one node, real Redis and Postgres)', () => {
     assert.equal((await actors().ask('probe', id, { type: 'increment' }, { idempotencyKey: 'send-2' })).turn, 2);
   });
 
+  it('runs a resent envelope once (a publish replayed after a reconnect carries no key of its own)', async () => {
+    const id = newId();
+    await actors().ask('probe', id, { type: 'count' }); // wait until this node serves the shard
+    const redis = server().ctx.redis!;
+    const envelope = JSON.stringify({ t: 'ask', c: 1, r: 'replayed-caller:1', d: Date.now() + 5_000, kind: 'probe', id, m: { type: 'increment' } });
+    const channel = `${server().ctx.config.redisPrefix}actors:${actors().member}`;
+    assert.equal(await redis.publish(channel, envelope), 1);
+    assert.equal(await redis.publish(channel, envelope), 1);
+    await sleep(300);
+    assert.equal((await turnsOf(id)).length, 1);
+  });
+
   it('hands errors to the caller; the actor and the node carry on', async () => {
     const id = newId();
     await assert.rejects(actors().ask('probe', id, { type: 'fail', known: true }), (e: unknown) => e instanceof AppError && e.status === 409 && e.code === 'probe_conflict');

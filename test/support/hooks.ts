@@ -28,7 +28,7 @@ export const mochaHooks = {
     await db.sequelize.query(PROBE_TABLE);
     await db.sequelize.close();
     // Idle actors passivate after 1.5 s here, so tests exercise reloading state from Postgres.
-    web = await startWeb(config, logger, { behaviours: (ctx) => [probeBehaviour(ctx.db.sequelize)], idleMs: 1_500 });
+    web = await startWeb(config, logger, { behaviours: ({ ctx }) => [probeBehaviour(ctx.db.sequelize)], idleMs: 1_500 });
   },
   async afterAll(this: Mocha.Context) {
     this.timeout(30_000);

@@ -64,13 +64,14 @@ export class ShardManager {
   }
 
   async start(): Promise<void> {
+    // A node that can take its shards at once (single-node mode) must: failing to is a start-up error.
+    if (this.membership.settled) await this.take(this.desiredShards());
     this.membership.on('change', () => void this.place());
     this.membership.on('lost', () => void this.dropAll());
     this.timers = [
       setInterval(() => void this.place(), this.timing.tickMs),
       setInterval(() => void this.renew(), this.timing.renewMs),
     ];
-    await this.place();
   }
 
   /** A fenced write proved another node owns the shard: stop serving it now. */

@@ -52,7 +52,8 @@ class TurnHandle {
   }
 }
 
-const RECENT_KEYS = 128;
+/** Keys are kept for one to two of these periods: well past any ask deadline and its retries. */
+const KEY_GENERATION_MS = 30_000;
 
 /**
  * One actor living on this node: a mailbox that runs one turn at a time. State is loaded by the
@@ -66,7 +67,8 @@ export class Activation {
   private running = false;
   private closed = false;
   private instance: UntypedInstance | undefined;
-  private recent: Map<string, Promise<unknown>> | undefined;
+  /** Idempotency keys in two generations: the older one is dropped whole, so remembering costs O(1). */
+  private recent: { current: Map<string, Promise<unknown>>; previous: Map<string, Promise<unknown>>; since: number } | undefined;
 
   constructor(
     readonly env: ActivationEnv<never>,
@@ -82,7 +84,7 @@ export class Activation {
   deliver(message: UntypedMessage, delivery: Delivery): Promise<unknown> {
     if (this.closed) return Promise.reject(new NotOwner());
     const { key, deadline, sink } = delivery;
-    const seen = key === undefined ? undefined : this.recent?.get(key);
+    const seen = key === undefined || !this.recent ? undefined : (this.recent.current.get(key) ?? this.recent.previous.get(key));
     if (seen) return seen;
     const outcome = new Promise<unknown>((resolve, reject) => this.queue.push({ key, deadline, sink, message, resolve, reject }));
     if (key !== undefined) this.remember(key, outcome);
@@ -182,9 +184,13 @@ export class Activation {
   }
 
   private remember(key: string, outcome: Promise<unknown>): void {
-    const recent = (this.recent ??= new Map());
-    recent.set(key, outcome);
-    outcome.catch(() => undefined); // the caller handles it; a remembered copy must not be "unhandled"
-    if (recent.size > RECENT_KEYS) recent.delete(recent.keys().next().value!);
+    const now = Date.now();
+    const recent = (this.recent ??= { current: new Map(), previous: new Map(), since: now });
+    if (now - recent.since > KEY_GENERATION_MS) {
+      recent.previous = recent.current;
+      recent.current = new Map();
+      recent.since = now;
+    }
+    recent.current.set(key, outcome);
   }
 }

@@ -131,6 +131,10 @@ export class ActorRouter implements Actors {
 
   private async retry(kind: string, id: string, shard: number, message: UntypedMessage, delivery: Delivery): Promise<unknown> {
     const { host, self } = this.options;
+    // Every attempt of one ask keeps its correlation id, which the owner uses as the idempotency key
+    // when the caller gave none: a resent envelope (a publish that failed after reaching Redis, a
+    // reconnect replaying it, a retry) never runs a second turn.
+    const c = ++this.nextCorrelation;
     for (let attempt = 0; ; attempt++) {
       if (host?.serves(shard)) {
         try {
@@ -139,12 +143,15 @@ export class ActorRouter implements Actors {
           if (!(error instanceof NotOwner)) throw error;
         }
       } else {
-        const owner = await this.ownerOf(shard);
+        const owner = this.owners.get(shard) ?? (await this.lookUpOwner(shard));
         if (owner && owner !== self) {
-          const outcome = await this.remote(owner, kind, id, message, delivery).catch((error: unknown) => {
+          let outcome: Outcome;
+          try {
+            outcome = await this.remote(c, owner, kind, id, message, delivery);
+          } catch (error) {
             this.owners.delete(shard); // lost or silent: the next ask looks the owner up again
             throw error;
-          });
+          }
           if (outcome !== MOVED) return outcome.value;
         }
         this.owners.delete(shard);
@@ -156,18 +163,15 @@ export class ActorRouter implements Actors {
     }
   }
 
-  private async ownerOf(shard: number): Promise<string | undefined> {
-    const cached = this.owners.get(shard);
-    if (cached) return cached;
+  private async lookUpOwner(shard: number): Promise<string | undefined> {
     const holder = await this.options.leases.holder(shard).catch(() => null);
     if (holder) this.owners.set(shard, holder);
     return holder ?? undefined;
   }
 
-  private async remote(owner: string, kind: string, id: string, message: UntypedMessage, delivery: Delivery): Promise<Outcome> {
+  private async remote(c: number, owner: string, kind: string, id: string, message: UntypedMessage, delivery: Delivery): Promise<Outcome> {
     const transport = this.transport;
     if (!transport) return MOVED;
-    const c = ++this.nextCorrelation;
     const answered = new Promise<Outcome>((resolve, reject) => {
       const ownerSeen = this.options.membership.isLive(owner);
       this.pending.set(c, { owner, ownerSeen, deadline: delivery.deadline, what: `${kind} ${id}`, sink: delivery.sink, resolve, reject });
@@ -187,8 +191,8 @@ export class ActorRouter implements Actors {
     const { host } = this.options;
     if (!host) return void this.answer(ask.r, { t: 'moved', c: ask.c });
     if (Date.now() > ask.d) return; // the caller stopped waiting
-    const sink: Delivery['sink'] = ask.s ? (n, v) => void this.answer(ask.r, { t: 'chunk', c: ask.c, n, v }) : undefined;
-    host.deliver(ask.kind, ask.id, shardOf(ask.kind, ask.id), ask.m, { key: ask.k, deadline: ask.d, sink }).then(
+    const sink: Delivery['sink'] = ask.s ? (n, v) => this.answer(ask.r, { t: 'chunk', c: ask.c, n, v }) : undefined;
+    host.deliver(ask.kind, ask.id, shardOf(ask.kind, ask.id), ask.m, { key: ask.k ?? `${ask.r}#${ask.c}`, deadline: ask.d, sink }).then(
       (v) => this.answer(ask.r, { t: 'ok', c: ask.c, v }),
       (error: unknown) => {
         if (error instanceof NotOwner) return this.answer(ask.r, { t: 'moved', c: ask.c });
@@ -198,8 +202,8 @@ export class ActorRouter implements Actors {
     );
   }
 
-  private async answer(member: string, envelope: Envelope): Promise<void> {
-    await this.transport?.send(member, envelope).catch((error: unknown) => this.options.logger.warn({ err: error }, 'could not answer an actor ask'));
+  private answer(member: string, envelope: Envelope): void {
+    this.transport?.send(member, envelope).catch((error: unknown) => this.options.logger.warn({ err: error }, 'could not answer an actor ask'));
   }
 
   /** Fails asks whose deadline passed or whose owner left the cluster (the turn may have run). */

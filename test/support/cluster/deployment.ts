@@ -56,8 +56,8 @@ export class Deployment {
     return childEnv(set, this.singleNode ? ['REDIS_URL'] : []);
   }
 
-  async start(name = `n${this.nodes.length + 1}`): Promise<ClusterNode> {
-    const node = await ClusterNode.start(NODE_SCRIPT, name, this.env({ NODE_ID: name }));
+  async start(name = `n${this.nodes.length + 1}`, env: Record<string, string> = {}): Promise<ClusterNode> {
+    const node = await ClusterNode.start(NODE_SCRIPT, name, this.env({ NODE_ID: name, ...env }));
     this.nodes.push(node);
     return node;
   }

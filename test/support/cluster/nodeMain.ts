@@ -16,7 +16,7 @@ import { probeBehaviour } from '../actors/probe';
 async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config.logLevel);
-  const web = await startWeb(config, logger, { behaviours: (ctx) => [probeBehaviour(ctx.db.sequelize)] });
+  const web = await startWeb(config, logger, { behaviours: ({ ctx }) => [probeBehaviour(ctx.db.sequelize)] });
   const routes: Record<string, (body: Record<string, unknown>) => Promise<unknown>> = {
     'GET /state': async () => ({ member: web.actors.member, owned: web.actors.ownedShards(), active: web.actors.activeActors() }),
     'POST /ask': async ({ kind, id, message, options }) => {
