@@ -17,7 +17,6 @@ import { RedisTransport, type Transport } from './runtime/transport';
 export interface ActorSystemOptions {
   /** Send-only client (a worker, a test or benchmark driver): joins no shards, hosts no actors. */
   observer?: boolean;
-  turnDeadlineMs?: number;
   idleMs?: number;
 }
 
@@ -72,7 +71,7 @@ export async function startActorSystem(ctx: AppContext, behaviours: readonly Any
       onStaleShard: (shard) => manager!.lost(shard),
       reminders,
       logger,
-      turnDeadlineMs: options.turnDeadlineMs ?? TURN_DEADLINE_MS,
+      turnDeadlineMs: TURN_DEADLINE_MS,
       idleMs: options.idleMs ?? IDLE_MS,
     });
     const actorHost = host;

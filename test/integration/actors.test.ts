@@ -41,6 +41,12 @@ describe('actor runtime (one node, real Redis and Postgres)', () => {
     assert.ok(Date.now() - started < 800, 'three actors waited for each other');
   });
 
+  it('delivers a tell without waiting for its turn', async () => {
+    const id = newId();
+    actors().tell('probe', id, { type: 'increment', holdMs: 50 });
+    assert.equal(await actors().ask('probe', id, { type: 'count' }), 1, 'the tell ran first, the ask queued behind it');
+  });
+
   it('runs a retried message once per idempotency key', async () => {
     const id = newId();
     const options = { idempotencyKey: 'send-1' };
