@@ -139,6 +139,14 @@ export class Running {
     }
   }
 
+  /** Every stdout JSON log line so far that matches. */
+  logs(match: (entry: Record<string, unknown>) => boolean): Record<string, unknown>[] {
+    return this.lines.flatMap((line) => {
+      const entry = parseLog(line);
+      return entry && match(entry) ? [entry] : [];
+    });
+  }
+
   /** Resolves with the exit, or undefined if it did not come within `timeoutMs`. */
   async exitWithin(timeoutMs: number): Promise<{ code: number | null; signal: NodeJS.Signals | null } | undefined> {
     let timer: NodeJS.Timeout | undefined;

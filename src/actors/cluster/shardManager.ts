@@ -155,7 +155,7 @@ export class ShardManager {
     // Fence rows still locked by an old owner's write: let go and try again next tick.
     const skipped = acquired.filter((shard) => !epochs.has(shard));
     if (skipped.length) await this.leases.release(skipped);
-    const servesUntil = sent + this.timing.leaseTtlMs - this.timing.safetyMarginMs;
+    const servesUntil = this.servesUntil(sent);
     for (const [shard, epoch] of epochs) this.held.set(shard, { epoch, servesUntil, releasing: false });
     this.logger.info({ node: this.self, acquired: epochs.size, owned: this.held.size }, 'acquired shards');
   }
@@ -167,11 +167,10 @@ export class ShardManager {
       const shards = [...this.held.keys()];
       const sent = performance.now();
       const renewed = new Set(await this.leases.renew(shards));
-      const servesUntil = sent + this.timing.leaseTtlMs - this.timing.safetyMarginMs;
-      for (const shard of shards) {
+      const servesUntil = this.servesUntil(sent);
+      for (const shard of renewed) {
         const held = this.held.get(shard);
-        if (!held) continue;
-        if (renewed.has(shard)) held.servesUntil = servesUntil;
+        if (held) held.servesUntil = servesUntil;
       }
       this.drop(shards.filter((shard) => !renewed.has(shard) && this.held.has(shard)), 'lease lost');
     } catch (error) {
@@ -180,6 +179,11 @@ export class ShardManager {
       this.renewing = false;
       this.expire();
     }
+  }
+
+  /** A lease set or extended by a request sent at `sent` is served until before Redis could expire it. */
+  private servesUntil(sent: number): number {
+    return sent + this.timing.leaseTtlMs - this.timing.safetyMarginMs;
   }
 
   /** Shards whose lease could have lapsed are dropped even while Redis is unreachable. */

@@ -97,8 +97,9 @@ export class Activation {
     const turn = this.current;
     if (!turn || turn.settled || now < turn.deadline) return;
     turn.settled = true;
-    (turn.controller ??= new AbortController()).abort(turnTimedOut(`${this.env.kind} ${this.env.id}`));
-    turn.job.reject(turnTimedOut(`${this.env.kind} ${this.env.id}`));
+    const timedOut = turnTimedOut(`${this.env.kind} ${this.env.id}`);
+    (turn.controller ??= new AbortController()).abort(timedOut);
+    turn.job.reject(timedOut);
     this.env.logger.warn({ actor: this.env.kind, id: this.env.id, type: turn.job.message.type }, 'actor turn passed its deadline');
   }
 

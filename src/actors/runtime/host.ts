@@ -1,7 +1,7 @@
 import type { Transaction } from 'sequelize';
 import type { Logger } from 'pino';
 import { AppError } from '../../errors';
-import { Activation, NotOwner, type Delivery, type UntypedInstance } from './activation';
+import { Activation, type Delivery, type UntypedInstance } from './activation';
 import type { ActivationEnv, ActorBehaviour } from './behaviour';
 import type { ActorKind, UntypedMessage } from './protocol';
 import type { Reminders } from './reminders';
@@ -51,14 +51,13 @@ export class ActorHost {
     return this.activations.size;
   }
 
-  serves(shard: number): boolean {
-    return this.options.servingEpoch(shard) !== undefined;
-  }
-
-  /** Runs the message on the actor here, or throws NotOwner when this node does not serve the shard. */
-  deliver(kind: string, id: string, shard: number, message: UntypedMessage, delivery: Delivery): Promise<unknown> {
+  /**
+   * Runs the message on the actor here; undefined when this node does not serve the shard right now.
+   * (The returned promise can still reject with NotOwner if the shard leaves before the turn starts.)
+   */
+  deliver(kind: string, id: string, shard: number, message: UntypedMessage, delivery: Delivery): Promise<unknown> | undefined {
     const epoch = this.options.servingEpoch(shard);
-    if (epoch === undefined) return Promise.reject(new NotOwner());
+    if (epoch === undefined) return undefined;
     const behaviour = this.behaviours.get(kind);
     if (!behaviour) return Promise.reject(new AppError(400, 'unknown_actor', `No actor kind "${kind}".`));
     const name = `${kind}:${id}`;

@@ -118,15 +118,13 @@ export class ActorRouter implements Actors {
   private route(kind: string, id: string, message: UntypedMessage, options: AskOptions = {}, sink?: Delivery['sink']): Promise<unknown> {
     const shard = shardOf(kind, id);
     const delivery: Delivery = { key: options.idempotencyKey, deadline: Date.now() + (options.timeoutMs ?? DEFAULT_TIMEOUT_MS), sink };
-    const host = this.options.host;
     // The fast path: the actor lives here; no lookup, no copy, no extra hop.
-    if (host?.serves(shard)) {
-      return host.deliver(kind, id, shard, message, delivery).catch((error: unknown) => {
-        if (!(error instanceof NotOwner)) throw error;
-        return this.retry(kind, id, shard, message, delivery);
-      });
-    }
-    return this.retry(kind, id, shard, message, delivery);
+    const local = this.options.host?.deliver(kind, id, shard, message, delivery);
+    if (!local) return this.retry(kind, id, shard, message, delivery);
+    return local.catch((error: unknown) => {
+      if (!(error instanceof NotOwner)) throw error;
+      return this.retry(kind, id, shard, message, delivery);
+    });
   }
 
   private async retry(kind: string, id: string, shard: number, message: UntypedMessage, delivery: Delivery): Promise<unknown> {
@@ -136,9 +134,10 @@ export class ActorRouter implements Actors {
     // reconnect replaying it, a retry) never runs a second turn.
     const c = ++this.nextCorrelation;
     for (let attempt = 0; ; attempt++) {
-      if (host?.serves(shard)) {
+      const local = host?.deliver(kind, id, shard, message, delivery);
+      if (local) {
         try {
-          return await host.deliver(kind, id, shard, message, delivery);
+          return await local;
         } catch (error) {
           if (!(error instanceof NotOwner)) throw error;
         }
@@ -189,10 +188,11 @@ export class ActorRouter implements Actors {
 
   private serve(ask: Extract<Envelope, { t: 'ask' }>): void {
     const { host } = this.options;
-    if (!host) return void this.answer(ask.r, { t: 'moved', c: ask.c });
     if (Date.now() > ask.d) return; // the caller stopped waiting
     const sink: Delivery['sink'] = ask.s ? (n, v) => this.answer(ask.r, { t: 'chunk', c: ask.c, n, v }) : undefined;
-    host.deliver(ask.kind, ask.id, shardOf(ask.kind, ask.id), ask.m, { key: ask.k ?? `${ask.r}#${ask.c}`, deadline: ask.d, sink }).then(
+    const turn = host?.deliver(ask.kind, ask.id, shardOf(ask.kind, ask.id), ask.m, { key: ask.k ?? `${ask.r}#${ask.c}`, deadline: ask.d, sink });
+    if (!turn) return this.answer(ask.r, { t: 'moved', c: ask.c });
+    turn.then(
       (v) => this.answer(ask.r, { t: 'ok', c: ask.c, v }),
       (error: unknown) => {
         if (error instanceof NotOwner) return this.answer(ask.r, { t: 'moved', c: ask.c });

@@ -55,13 +55,6 @@ export class ClusterNode {
 
   /** The node's JSON log lines that match. */
   logs(match: (entry: Record<string, unknown>) => boolean): Record<string, unknown>[] {
-    return this.process.lines.flatMap((line) => {
-      try {
-        const entry = JSON.parse(line) as Record<string, unknown>;
-        return match(entry) ? [entry] : [];
-      } catch {
-        return [];
-      }
-    });
+    return this.process.logs(match);
   }
 }
