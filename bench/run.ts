@@ -5,8 +5,10 @@ import { ROOT } from './support/processes';
 import { format, machine, source, type BenchResult, type Machine } from './support/report';
 import { sweepLeftovers } from './support/resources';
 import { failover } from './failover';
+import { indexing } from './indexing';
 import { latency } from './latency';
 import { memory } from './memory';
+import { search } from './search';
 import { throughput } from './throughput';
 
 const RESULTS = resolve(ROOT, 'bench/results/latest.json');
@@ -21,6 +23,8 @@ const BENCHMARKS: Record<string, { about: string; run: (options: Options) => Pro
   throughput: { about: 'local ask throughput, single node (~20 s)', run: (o) => throughput(o) },
   memory: { about: 'heap per active actor, 50,000 actors (~10 s)', run: () => memory() },
   latency: { about: 'cross-node ask round trip vs raw Redis pub/sub (~15 s)', run: () => latency() },
+  indexing: { about: 'knowledge indexing throughput, 1,000,000-character source (~15 s)', run: () => indexing() },
+  search: { about: 'retrieval latency with 100,000 passages in the workspace (~90 s)', run: () => search() },
   failover: { about: 'kill -9 failover, 3 nodes, production timings (~15 s per round)', run: (o) => failover({ rounds: o.rounds, log }) },
 };
 

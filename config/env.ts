@@ -40,6 +40,8 @@ const envSchema = z.object({
   VAPID_PRIVATE_KEY: z.string().optional(),
   VAPID_SUBJECT: z.string().regex(/^(mailto:|https:)/, 'must start with mailto: or https:').optional(),
   CRAWL_ALLOW_PRIVATE: flag.default(false),
+  CRAWL_MAX_PAGES: z.coerce.number({ error: 'must be a number of pages' }).int().min(1).max(1000).default(50),
+  PROVIDER_TIMEOUT_MS: z.coerce.number({ error: 'must be a number of milliseconds' }).int().min(100).max(600_000).default(60_000),
   SHOPIFY_BASE_URL: httpUrl.optional(),
   STRIPE_BASE_URL: httpUrl.optional(),
   ...providerVars,
@@ -64,7 +66,10 @@ export interface Config {
   logLevel: string;
   trustProxy: string;
   vapid?: { publicKey: string; privateKey: string; subject: string };
-  crawlAllowPrivate: boolean;
+  /** The URL crawler's limits (DECISIONS.md Security defaults); `allowPrivate` is for tests only. */
+  crawl: { allowPrivate: boolean; maxPages: number; maxBytesPerPage: number };
+  /** Longest wait for a provider's first byte, and between two streamed chunks. */
+  providerTimeoutMs: number;
   integrations: { shopifyBaseUrl?: string; stripeBaseUrl?: string };
   providers: Record<ProviderSlug, ProviderSettings>;
   /** Single-node mode: no Redis; actors, fan-out and jobs all run in this process. */
@@ -101,7 +106,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     logLevel: e.LOG_LEVEL,
     trustProxy: e.TRUST_PROXY,
     vapid,
-    crawlAllowPrivate: e.CRAWL_ALLOW_PRIVATE,
+    crawl: { allowPrivate: e.CRAWL_ALLOW_PRIVATE, maxPages: e.CRAWL_MAX_PAGES, maxBytesPerPage: 2 * 1024 * 1024 },
+    providerTimeoutMs: e.PROVIDER_TIMEOUT_MS,
     integrations: { shopifyBaseUrl: e.SHOPIFY_BASE_URL, stripeBaseUrl: e.STRIPE_BASE_URL },
     providers: Object.fromEntries(
       PROVIDER_SLUGS.map((slug) => {

@@ -5,6 +5,9 @@ import { connectDatabase, type Database } from './db/connect';
 import { migrate } from './db/migrate';
 import { limiterFactory, type LimiterFactory } from './http/rateLimit';
 import { LoginLockout } from './domain/accounts/loginLockout';
+import { BullJobQueue } from './jobs/bullQueue';
+import type { JobQueue } from './jobs/definitions';
+import { InProcessJobQueue } from './jobs/inProcessQueue';
 import { connectRedis } from './redis';
 import { SecretBox } from './security/encryption';
 
@@ -24,6 +27,8 @@ export interface AppContext {
   limiters: LimiterFactory;
   lockout: LoginLockout;
   readiness: ReadinessCheck[];
+  /** Background work: BullMQ in cluster mode (a worker process runs it), this process in single-node mode. */
+  jobs: JobQueue;
 }
 
 export async function openContext(
@@ -39,7 +44,8 @@ export async function openContext(
     const limiters = limiterFactory(redis, config.redisPrefix);
     const readiness: ReadinessCheck[] = [{ name: 'database', check: async () => void (await db.sequelize.query('SELECT 1')) }];
     if (redis) readiness.push({ name: 'redis', check: async () => void (await redis.ping()) });
-    return { config, logger, db, redis, secrets: new SecretBox(config.appKey), limiters, lockout: new LoginLockout(limiters), readiness };
+    const jobs = config.redisUrl ? new BullJobQueue(config.redisUrl, config.redisPrefix) : new InProcessJobQueue(logger);
+    return { config, logger, db, redis, secrets: new SecretBox(config.appKey), limiters, lockout: new LoginLockout(limiters), readiness, jobs };
   } catch (error) {
     await db.close();
     throw error;
@@ -47,6 +53,7 @@ export async function openContext(
 }
 
 export async function closeContext(ctx: AppContext): Promise<void> {
+  await ctx.jobs.close();
   await ctx.redis?.quit().catch(() => ctx.redis?.disconnect());
   await ctx.db.close();
 }

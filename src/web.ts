@@ -7,6 +7,8 @@ import type { AnyBehaviour } from './actors/runtime/host';
 import { startActorSystem, type ActorSystem } from './actors/system';
 import { createApp } from './app';
 import { closeContext, openContext, type AppContext } from './context';
+import { InProcessJobQueue } from './jobs/inProcessQueue';
+import { jobProcessors, requeuePendingSources } from './jobs/processors';
 import type { RealtimeEmitter } from './realtime/emitter';
 import { createRealtime, type Realtime } from './realtime/server';
 
@@ -48,6 +50,11 @@ export async function startWeb(config: Readonly<Config>, logger: Logger, options
     realtime = await createRealtime(server, ctx);
     actors = await startActorSystem(ctx, options.behaviours?.({ ctx, realtime }) ?? [], { idleMs: options.idleMs });
     ctx.readiness.push(actors.readiness);
+    if (ctx.jobs instanceof InProcessJobQueue) {
+      // Single-node mode: this process is also the worker.
+      ctx.jobs.process(jobProcessors(ctx));
+      await requeuePendingSources(ctx);
+    }
     server.on('request', createApp(ctx));
     server.listen(config.port);
     await once(server, 'listening');

@@ -1,12 +1,14 @@
 #!/usr/bin/env node
 import { ConfigError, loadConfig, loadDotEnv } from '../config/env';
 import { closeContext, openContext } from '../src/context';
+import { startBullWorkers } from '../src/jobs/bullQueue';
+import { jobProcessors, requeuePendingSources } from '../src/jobs/processors';
 import { createLogger } from '../src/logger';
 
 /**
  * The worker process (cluster mode): runs background jobs from BullMQ so web nodes stay responsive.
  * In single-node mode (no REDIS_URL) the web process runs every job itself and no worker is needed.
- * Processors are registered here as their capabilities land (indexing, crawling, web push, reminders).
+ * Reminders are not here: every web node delivers them (docs/cluster.md).
  */
 async function main(): Promise<void> {
   loadDotEnv();
@@ -16,10 +18,14 @@ async function main(): Promise<void> {
     throw new ConfigError('REDIS_URL is not set: in single-node mode the web process runs background jobs itself; start only `npm start`.');
   }
   const ctx = await openContext(config, logger);
-  logger.info('worker ready');
+  const workers = await startBullWorkers(config.redisUrl!, config.redisPrefix, jobProcessors(ctx), logger);
+  const requeued = await requeuePendingSources(ctx);
+  logger.info({ requeued }, 'worker ready');
 
   const shutdown = async (signal: string) => {
     logger.info({ signal }, 'worker shutting down');
+    // Running jobs finish first (BullMQ's close waits for them); unfinished ones return to the queue.
+    await workers.close();
     await closeContext(ctx);
     process.exit(0);
   };

@@ -10,6 +10,13 @@ describe('actor runtime in single-node mode (a real process without Redis)', fun
 
   before(async () => {
     deployment = await Deployment.create({ singleNode: true });
+    // A source left pending by an earlier run: the in-process queue has no memory, so start-up queues it again.
+    await deployment.query(`
+      WITH company AS (INSERT INTO companies (name, slug) VALUES ('Single', 'single') RETURNING id),
+           bot AS (INSERT INTO chatbots (company_id, public_key, name, provider, model, welcome_message, identity_secret_encrypted)
+                   SELECT id, 'pk_single', 'Bot', 'openai', 'gpt-4o-mini', 'Hi', 'sealed' FROM company RETURNING id, company_id)
+      INSERT INTO knowledge_sources (company_id, chatbot_id, type, title, content, status)
+      SELECT company_id, id, 'text', 'Hours', 'We are open from nine to five on weekdays.', 'pending' FROM bot`);
     node = await deployment.start();
   });
   after(() => deployment?.destroy());
@@ -42,6 +49,15 @@ describe('actor runtime in single-node mode (a real process without Redis)', fun
     await node.ask('probe', 'single-2', { type: 'cancelReminder', key: 'never' });
     await new Promise((r) => setTimeout(r, 600));
     assert.deepEqual(await node.ask('probe', 'single-2', { type: 'remindedKeys' }), { value: ['wake'] });
+  });
+
+  it('runs indexing jobs in its own process', async () => {
+    let rows: Array<{ status: string; chunk_count: number }> = [];
+    for (const end = Date.now() + 10_000; Date.now() < end; await new Promise((r) => setTimeout(r, 100))) {
+      rows = await deployment.query("SELECT status, chunk_count FROM knowledge_sources WHERE title = 'Hours'");
+      if (rows[0]?.status === 'ready') break;
+    }
+    assert.deepEqual(rows, [{ status: 'ready', chunk_count: 1 }]);
   });
 
   it('stops gracefully on SIGTERM', async () => {

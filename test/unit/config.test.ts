@@ -14,7 +14,8 @@ describe('config', () => {
     assert.equal(config.appUrl, 'http://localhost:3000');
     assert.equal(config.singleNode, true);
     assert.equal(config.embeddedDatabase, false);
-    assert.equal(config.crawlAllowPrivate, false);
+    assert.deepEqual(config.crawl, { allowPrivate: false, maxPages: 50, maxBytesPerPage: 2 * 1024 * 1024 });
+    assert.equal(config.providerTimeoutMs, 60_000);
     assert.equal(config.vapid, undefined);
     assert.match(config.nodeId, /-\d+$/);
     assert.ok(config.dataDir.endsWith('.parley'));
@@ -38,7 +39,7 @@ describe('config', () => {
     assert.equal(config.providers.openai.baseUrl, 'http://127.0.0.1:9999/v1');
     assert.equal(config.providers.claude.apiKey, 'sk-ant-test');
     assert.equal(config.providers.gemini.apiKey, undefined);
-    assert.equal(config.crawlAllowPrivate, true);
+    assert.equal(config.crawl.allowPrivate, true);
   });
 
   it('treats empty values as unset', () => {

@@ -3,6 +3,7 @@ import type { AppContext } from '../../context';
 import { authenticate } from '../../http/authenticate';
 import { chatbotRoutes } from './chatbots';
 import { conversationRoutes } from './conversations';
+import { knowledgeRoutes } from './knowledge';
 import { meRoutes } from './me';
 
 /** REST API v1 (SPEC.md): integrators' surface, opened by `api` tokens only. */
@@ -12,5 +13,6 @@ export function v1Surface(ctx: AppContext): Router {
   router.use(meRoutes());
   router.use(chatbotRoutes());
   router.use(conversationRoutes(ctx));
+  router.use(knowledgeRoutes(ctx));
   return router;
 }

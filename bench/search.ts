@@ -1,0 +1,81 @@
+import { performance } from 'node:perf_hooks';
+import { QueryTypes } from 'sequelize';
+import { loadConfig } from '../config/env';
+import { closeContext, openContext } from '../src/context';
+import { retrievePassages } from '../src/domain/knowledge/retrieve';
+import { trainDocument } from '../src/domain/knowledge/trainDocument';
+import { createLogger } from '../src/logger';
+import { scoped } from './support/cleanup';
+import { benchChatbot, Corpus } from './support/corpus';
+import type { BenchResult } from './support/report';
+import { APP_KEY, benchDatabase } from './support/resources';
+import { round, summarize } from './support/stats';
+
+const TARGET_CHUNKS = 100_000;
+const DOCUMENT_CHARS = 1_000_000;
+const WARMUP = 100;
+const QUERIES = 2_000;
+const GOAL_P95_MS = 20;
+
+/**
+ * Retrieval latency as a reply sees it (retrievePassages: tsquery, GIN match, ranking, top 5 with
+ * their sources) with 100,000 passages in the workspace, all of one chatbot (the worst case: nothing
+ * is filtered away before ranking). Baseline: fetching 5 passages by primary key through the same
+ * pool, the floor any database round trip pays.
+ */
+export async function search(): Promise<BenchResult> {
+  const startedAt = new Date();
+  return scoped(async () => {
+    const ctx = await openContext(loadConfig({ DATABASE_URL: await benchDatabase('search'), APP_KEY, LOG_LEVEL: 'silent' }), createLogger('silent'));
+    try {
+      const bot = await benchChatbot(ctx, 'Search bench');
+      const corpus = new Corpus(11);
+      let chunks = 0;
+      for (let n = 0; chunks < TARGET_CHUNKS; n++) {
+        const { source, failure } = await trainDocument(ctx, bot, { type: 'text', title: `Help centre part ${n}`, content: corpus.document(DOCUMENT_CHARS) });
+        if (failure) throw new Error(failure);
+        chunks += source.chunkCount;
+      }
+      const sequelize = ctx.db.sequelize;
+      await sequelize.query('VACUUM ANALYZE knowledge_chunks');
+      const ids = (await sequelize.query<{ id: string }>('SELECT id FROM knowledge_chunks ORDER BY random() LIMIT 5', { type: QueryTypes.SELECT })).map((r) => r.id);
+
+      const questions = Array.from({ length: WARMUP + QUERIES }, () => corpus.question());
+      const retrieval: number[] = [];
+      const lookup: number[] = [];
+      let empty = 0;
+      for (const [i, question] of questions.entries()) {
+        let began = performance.now();
+        const passages = await retrievePassages(bot.id, question, 5);
+        const took = performance.now() - began;
+        began = performance.now();
+        await sequelize.query('SELECT id, title, url, content FROM knowledge_chunks WHERE id IN (:ids)', { replacements: { ids }, type: QueryTypes.SELECT });
+        if (i < WARMUP) continue;
+        retrieval.push(took);
+        lookup.push(performance.now() - began);
+        if (!passages.length) empty++;
+      }
+      const p95 = (values: number[]) => [...values].sort((a, b) => a - b)[Math.ceil(0.95 * values.length) - 1]!;
+      const measured = summarize(retrieval);
+      const floor = summarize(lookup);
+      return {
+        name: 'search',
+        title: 'knowledge retrieval latency, 100,000 passages in the workspace',
+        goal: `p95 <= ${GOAL_P95_MS} ms`,
+        pass: p95(retrieval) <= GOAL_P95_MS,
+        figures: { p50_ms: round(measured.p50, 2), p95_ms: round(p95(retrieval), 2), p99_ms: round(measured.p99, 2), max_ms: round(measured.max, 1) },
+        baseline: { pk_lookup_p50_ms: round(floor.p50, 2), pk_lookup_p95_ms: round(p95(lookup), 2) },
+        settings: { chunks, queries: QUERIES, warmup: WARMUP, empty_results: empty },
+        notes: [
+          'each query: a visitor-style question of 4 content words among stop words, Zipf-distributed like the text, run one at a time',
+          'figures: retrievePassages(chatbot, question, 5) wall time in this process, including the pool and Sequelize',
+          'baseline: SELECT of 5 passages by primary key through the same pool',
+        ],
+        startedAt: startedAt.toISOString(),
+        seconds: (Date.now() - startedAt.getTime()) / 1000,
+      };
+    } finally {
+      await closeContext(ctx);
+    }
+  });
+}

@@ -1,0 +1,71 @@
+import type { Chatbot } from '../models';
+import type { Passage } from '../domain/knowledge/retrieve';
+import type { ChatMessage, ChatRequest } from './providers/types';
+
+/** A document a reply drew on, as the widget's `done` event lists it; `url` is "" for documents without an address. */
+export interface ReplySource {
+  title: string;
+  url: string;
+}
+
+export interface PromptInput {
+  chatbot: Pick<Chatbot, 'name' | 'role' | 'persona' | 'instructions' | 'model'>;
+  passages: Passage[];
+  /** Earlier turns, oldest first, without the question itself. */
+  history: ChatMessage[];
+  question: string;
+}
+
+const PASSAGE_BUDGET = 8_000;
+const HISTORY_BUDGET = 6_000;
+const HISTORY_TURNS = 12;
+const MAX_REPLY_TOKENS = 800;
+
+/**
+ * The system prompt (who the bot is, the workspace's instructions, the retrieved passages numbered
+ * with their titles and addresses) and the recent transcript, each within a character budget so a
+ * long conversation or a huge document never overflows a small model's context.
+ */
+export function buildPrompt({ chatbot, passages, history, question }: PromptInput): { request: ChatRequest; sources: ReplySource[] } {
+  const used = withinBudget(passages, PASSAGE_BUDGET, (p) => p.content.length);
+  const knowledge = used.map((p, i) => `[${i + 1}] ${p.title}${p.url ? ` (${p.url})` : ''}\n${p.content}`).join('\n\n');
+  const system = [
+    `You are ${chatbot.name}, a ${chatbot.role || 'support assistant'} answering visitors of this website.`,
+    chatbot.persona.trim(),
+    chatbot.instructions.trim() && `Instructions from the team:\n${chatbot.instructions.trim()}`,
+    knowledge
+      ? `Answer from the knowledge below. If it does not contain the answer, say so briefly and offer to connect the visitor with a person; never invent facts, prices or policies.\n\nKnowledge:\n${knowledge}`
+      : 'No knowledge matched this question. If you cannot answer from the conversation, say so briefly and offer to connect the visitor with a person.',
+    'Reply in the visitor\'s language, in plain text, concisely.',
+  ]
+    .filter(Boolean)
+    .join('\n\n');
+  const recent = withinBudget(history.slice(-HISTORY_TURNS).reverse(), HISTORY_BUDGET, (m) => m.content.length).reverse();
+  return {
+    request: { model: chatbot.model, system, messages: [...recent, { role: 'user', content: question }], maxTokens: MAX_REPLY_TOKENS },
+    sources: sourcesOf(used),
+  };
+}
+
+/** Each document once, in rank order. */
+export function sourcesOf(passages: Passage[]): ReplySource[] {
+  const seen = new Map<string, ReplySource>();
+  for (const p of passages) {
+    const source = { title: p.sourceTitle, url: p.url ?? '' };
+    const key = source.url || `#${p.sourceId}`;
+    if (!seen.has(key)) seen.set(key, source);
+  }
+  return [...seen.values()];
+}
+
+/** The leading items whose sizes fit the budget (always at least the first, so one long passage still counts). */
+function withinBudget<T>(items: T[], budget: number, size: (item: T) => number): T[] {
+  const kept: T[] = [];
+  let total = 0;
+  for (const item of items) {
+    total += size(item);
+    if (kept.length && total > budget) break;
+    kept.push(item);
+  }
+  return kept;
+}

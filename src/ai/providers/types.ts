@@ -1,0 +1,43 @@
+import type { ProviderSlug } from '../../../config/providers';
+
+/** One turn of the conversation as the model sees it; the system prompt travels separately. */
+export interface ChatMessage {
+  role: 'user' | 'assistant';
+  content: string;
+}
+
+/** What Parley asks of any provider, whatever its wire protocol. `messages` ends with a user turn. */
+export interface ChatRequest {
+  model: string;
+  system: string;
+  messages: ChatMessage[];
+  maxTokens: number;
+  temperature?: number;
+}
+
+/** Where and as whom to call a provider: the resolved base URL (DECISIONS.md semantics) and key. */
+export interface ProviderEndpoint {
+  slug: ProviderSlug;
+  baseUrl: string;
+  apiKey: string;
+  /** Longest wait for the first byte of a response, and between two chunks of a stream. */
+  timeoutMs: number;
+}
+
+export interface ChatOptions {
+  /** Aborts the upstream call when the caller goes away; the call then rejects with the signal's reason. */
+  signal?: AbortSignal;
+  /** When given, the call streams and this receives each text fragment in order; otherwise one non-streaming call. */
+  onDelta?: (text: string) => void;
+}
+
+/** A finished call: the whole text and the provider's token counts (estimated when it reported none). */
+export interface Completion {
+  text: string;
+  model: string;
+  tokensIn: number;
+  tokensOut: number;
+}
+
+/** One adapter per wire protocol (OpenAI-compatible chat completions, Anthropic messages, Gemini). */
+export type ProviderAdapter = (endpoint: ProviderEndpoint, request: ChatRequest, options?: ChatOptions) => Promise<Completion>;

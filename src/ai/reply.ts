@@ -1,0 +1,42 @@
+import type { ProviderSlug } from '../../config/providers';
+import { retrievePassages } from '../domain/knowledge/retrieve';
+import type { Chatbot } from '../models';
+import { resolveEndpoint, type EndpointDeps } from './endpoint';
+import { extractiveAnswer } from './extractive';
+import { buildPrompt, sourcesOf, type ReplySource } from './prompt';
+import { chat } from './providers';
+import type { ChatMessage, ChatOptions, Completion } from './providers/types';
+
+export interface ReplyInput extends ChatOptions {
+  chatbot: Chatbot;
+  question: string;
+  /** Earlier turns of the conversation, oldest first. */
+  history: ChatMessage[];
+}
+
+export interface GeneratedReply extends Completion {
+  provider: ProviderSlug;
+  /** The documents the reply drew on, for the widget's `done` event. */
+  sources: ReplySource[];
+}
+
+const PASSAGES = 5;
+
+/**
+ * One AI reply: retrieve the chatbot's best passages, then ask its provider (streaming when
+ * `onDelta` is given) with the workspace's key or the platform's; with no key at all, answer
+ * extractively. Throws ProviderError when the provider fails. Recording usage is the caller's, in the
+ * transaction that stores the reply (domain/usage/recordUsage).
+ */
+export async function generateReply(deps: EndpointDeps, input: ReplyInput): Promise<GeneratedReply> {
+  const { chatbot, question, history, signal, onDelta } = input;
+  const passages = await retrievePassages(chatbot.id, question, PASSAGES);
+  const endpoint = await resolveEndpoint(deps, chatbot.companyId, chatbot.provider);
+  if (!endpoint) {
+    const { used, ...answer } = await extractiveAnswer(question, passages, { signal, onDelta });
+    return { ...answer, provider: chatbot.provider, sources: sourcesOf(used) };
+  }
+  const { request, sources } = buildPrompt({ chatbot, passages, history, question });
+  const completion = await chat(endpoint, request, { signal, onDelta });
+  return { ...completion, provider: chatbot.provider, sources };
+}

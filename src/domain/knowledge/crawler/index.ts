@@ -1,0 +1,2 @@
+export { crawlSite, CrawlError, type CrawlOptions, type CrawlResult, type CrawledPage } from './crawlSite';
+export { isPublicAddress } from './addressPolicy';

@@ -1,0 +1,74 @@
+import { strict as assert } from 'node:assert';
+import { UnrecoverableError } from 'bullmq';
+import pino from 'pino';
+import { JOB_POLICIES } from '../../src/jobs/definitions';
+import { InProcessJobQueue } from '../../src/jobs/inProcessQueue';
+
+const logger = pino({ level: 'silent' });
+const until = async (check: () => boolean, ms = 5000) => {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+};
+
+describe('InProcessJobQueue (single-node mode)', () => {
+  const policy = JOB_POLICIES['index-source'];
+  const original = { ...policy };
+  beforeEach(() => Object.assign(policy, { backoffMs: 5, attempts: 3 }));
+  afterEach(() => Object.assign(policy, original));
+
+  it('runs queued jobs once processors exist, and ignores a duplicate id while one waits or runs', async () => {
+    const queue = new InProcessJobQueue(logger);
+    const seen: number[] = [];
+    await queue.enqueue('index-source', { sourceId: 1 });
+    await queue.enqueue('index-source', { sourceId: 1 });
+    await queue.enqueue('index-source', { sourceId: 2 });
+    queue.process({ 'index-source': async ({ sourceId }) => void seen.push(sourceId) });
+    await until(() => seen.length === 2);
+    await queue.enqueue('index-source', { sourceId: 1 }); // finished: the same work may be asked for again
+    await until(() => seen.length === 3);
+    await queue.close();
+    assert.deepEqual(seen.sort(), [1, 1, 2]);
+  });
+
+  it('retries with backoff, flags the final attempt, and stops at UnrecoverableError', async () => {
+    const queue = new InProcessJobQueue(logger);
+    const attempts: Array<[number, number, boolean]> = [];
+    queue.process({
+      'index-source': async ({ sourceId }, { attempt, finalAttempt }) => {
+        attempts.push([sourceId, attempt, finalAttempt]);
+        if (sourceId === 1) throw new Error('temporary');
+        if (sourceId === 2) throw new UnrecoverableError('permanent');
+      },
+    });
+    await queue.enqueue('index-source', { sourceId: 1 });
+    await queue.enqueue('index-source', { sourceId: 2 });
+    await until(() => attempts.filter(([id]) => id === 1).length === 3);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await queue.close();
+    assert.deepEqual(attempts.filter(([id]) => id === 1), [[1, 1, false], [1, 2, false], [1, 3, true]]);
+    assert.deepEqual(attempts.filter(([id]) => id === 2), [[2, 1, false]]);
+  });
+
+  it('runs at most the policy\'s concurrency at once and close() waits for running jobs', async () => {
+    const queue = new InProcessJobQueue(logger);
+    let running = 0;
+    let peak = 0;
+    let finished = 0;
+    queue.process({
+      'index-source': async () => {
+        peak = Math.max(peak, ++running);
+        await new Promise((resolve) => setTimeout(resolve, 30));
+        running -= 1;
+        finished += 1;
+      },
+    });
+    for (let id = 1; id <= 6; id += 1) await queue.enqueue('index-source', { sourceId: id });
+    await until(() => finished >= 1);
+    await queue.close();
+    assert.equal(peak, policy.concurrency);
+    assert.equal(running, 0);
+  });
+});
