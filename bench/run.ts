@@ -8,6 +8,7 @@ import { failover } from './failover';
 import { indexing } from './indexing';
 import { latency } from './latency';
 import { memory } from './memory';
+import { retrieval } from './retrieval';
 import { search } from './search';
 import { throughput } from './throughput';
 
@@ -24,6 +25,7 @@ const BENCHMARKS: Record<string, { about: string; run: (options: Options) => Pro
   memory: { about: 'heap per active actor, 50,000 actors (~10 s)', run: () => memory() },
   latency: { about: 'cross-node ask round trip vs raw Redis pub/sub (~15 s)', run: () => latency() },
   indexing: { about: 'knowledge indexing throughput, 1,000,000-character source (~15 s)', run: () => indexing() },
+  retrieval: { about: 'retrieval quality on the US Constitution, 156 questions: hit@3, MRR (~5 s)', run: () => retrieval() },
   search: { about: 'retrieval latency with 100,000 passages in the workspace (~90 s)', run: () => search() },
   failover: { about: 'kill -9 failover, 3 nodes, production timings (~15 s per round)', run: (o) => failover({ rounds: o.rounds, log }) },
 };

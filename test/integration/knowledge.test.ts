@@ -1,5 +1,6 @@
 import { strict as assert } from 'node:assert';
 import pino from 'pino';
+import { QueryTypes } from 'sequelize';
 import { countKnowledgeSources } from '../../src/domain/chatbots/findChatbot';
 import { addSource } from '../../src/domain/knowledge/addSource';
 import { deleteSource } from '../../src/domain/knowledge/deleteSource';
@@ -57,6 +58,31 @@ describe('knowledge: retrieval, crawling, deletion, the indexing worker', () => 
       assert.equal((await retrievePassages(bot.id, 'when is my refund paid'))[0]?.sourceTitle, 'Refunds');
       assert.equal((await retrievePassages(bot.id, 'is shipping free?'))[0]?.sourceTitle, 'Shipping');
       assert.equal((await retrievePassages(other.id, 'reset password'))[0]?.sourceTitle, 'Other bot');
+    });
+
+    it('keeps each term\'s passage count true through training, re-indexing and deletion', async () => {
+      const { company } = await make.workspace();
+      const bot = await make.chatbot(company);
+      const drift = () =>
+        KnowledgeChunk.sequelize!.query<{ lexeme: string }>(
+          `SELECT lexeme FROM (SELECT lexeme, count(*)::int AS chunks FROM knowledge_chunks, unnest(tsvector_to_array(search)) lexeme
+                                WHERE chatbot_id = :bot GROUP BY lexeme) truth
+             FULL JOIN (SELECT lexeme, chunks FROM knowledge_terms WHERE chatbot_id = :bot) kept USING (lexeme)
+            WHERE truth.chunks IS DISTINCT FROM kept.chunks`,
+          { replacements: { bot: bot.id }, type: QueryTypes.SELECT },
+        );
+      const first = (await train(bot, 'Refunds', '# Refunds\nRefunds are paid within five days.\n\n# Returns\nReturns are free.')).source;
+      await train(bot, 'Shipping', 'Shipping is free above 50 euros; refunds of shipping are paid too.');
+      assert.deepEqual(await drift(), []);
+      await indexSource(server().ctx, first.id, { finalAttempt: false });
+      assert.deepEqual(await drift(), []);
+      await deleteSource(bot, first.id);
+      assert.deepEqual(await drift(), []);
+      const [refund] = await KnowledgeChunk.sequelize!.query<{ chunks: number }>(
+        `SELECT chunks FROM knowledge_terms WHERE chatbot_id = :bot AND lexeme = 'refund'`,
+        { replacements: { bot: bot.id }, type: QueryTypes.SELECT },
+      );
+      assert.equal(refund?.chunks, 1);
     });
 
     it('finds nothing for stop words alone and treats tsquery syntax as plain words', async () => {

@@ -12,7 +12,7 @@ export interface IndexedDocument {
   chunks: Chunk[];
 }
 
-export const CRAWLER_USER_AGENT = 'ParleyBot/1.0 (+https://github.com/parley-chat/parley)';
+export const CRAWLER_USER_AGENT = 'ParleyBot/1.0';
 
 /** Reads a source into passages: its own text, its Q&A pair, or every page of its website. */
 export async function documentsOf(source: KnowledgeSource, config: Pick<Config, 'crawl'>): Promise<IndexedDocument[]> {

@@ -1,5 +1,6 @@
 import { initialSchema } from './0001-initial-schema';
+import { knowledgeTerms } from './0002-knowledge-terms';
 import type { Migration } from './types';
 
 /** Every migration in order. A new one is appended here, never edited once released. */
-export const migrations: Migration[] = [initialSchema];
+export const migrations: Migration[] = [initialSchema, knowledgeTerms];

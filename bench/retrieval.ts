@@ -1,0 +1,169 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { QueryTypes } from 'sequelize';
+import { loadConfig } from '../config/env';
+import { closeContext, openContext } from '../src/context';
+import { retrievePassages } from '../src/domain/knowledge/retrieve';
+import { trainDocument } from '../src/domain/knowledge/trainDocument';
+import { createLogger } from '../src/logger';
+import { scoped } from './support/cleanup';
+import { benchChatbot } from './support/corpus';
+import { ROOT } from './support/processes';
+import type { BenchResult } from './support/report';
+import { APP_KEY, benchDatabase } from './support/resources';
+import { round } from './support/stats';
+
+const CORPUS_DIR = join(ROOT, 'bench/data/constitution');
+const TOP = 5;
+const GOAL_HIT_AT_3 = 0.85;
+const MAX_MISSES_SHOWN = 15;
+
+interface Document {
+  /** File name without .md: what questions.json refers to. */
+  name: string;
+  title: string;
+  content: string;
+}
+
+interface Question {
+  question: string;
+  expect: { document: string; heading: string };
+}
+
+/** What either retriever returned, best first: enough to decide a hit and to show a miss. */
+interface Ranked {
+  sourceTitle: string;
+  title: string;
+}
+
+interface Scores {
+  hitAt1: number;
+  hitAt3: number;
+  mrr: number;
+  /** Questions whose expected passage is not in the top 3, with what came first instead. */
+  misses: string[];
+  /** Questions for which nothing at all was returned. */
+  empty: number;
+}
+
+function loadDocuments(): Document[] {
+  return readdirSync(CORPUS_DIR)
+    .filter((file) => file.endsWith('.md'))
+    .sort()
+    .map((file) => {
+      const [first = '', ...rest] = readFileSync(join(CORPUS_DIR, file), 'utf8').split('\n');
+      const title = /^#\s+(.+?)\s*$/.exec(first)?.[1];
+      if (!title) throw new Error(`${file}: the first line must be "# <document title>"`);
+      return { name: file.slice(0, -'.md'.length), title, content: rest.join('\n') };
+    });
+}
+
+function loadQuestions(): Question[] {
+  return JSON.parse(readFileSync(join(CORPUS_DIR, 'questions.json'), 'utf8')) as Question[];
+}
+
+/** A passage answers when it comes from the expected document and sits directly under the expected heading. */
+function isHit(passage: Ranked, documentTitle: string, heading: string): boolean {
+  return passage.sourceTitle === documentTitle && (passage.title === heading || passage.title.endsWith(` › ${heading}`));
+}
+
+function score(questions: readonly Question[], results: readonly Ranked[][], titles: ReadonlyMap<string, string>): Scores {
+  let hitAt1 = 0;
+  let hitAt3 = 0;
+  let reciprocal = 0;
+  let empty = 0;
+  const misses: string[] = [];
+  questions.forEach((q, i) => {
+    const ranked = results[i]!;
+    const documentTitle = titles.get(q.expect.document)!;
+    const rank = ranked.findIndex((p) => isHit(p, documentTitle, q.expect.heading)) + 1;
+    if (!ranked.length) empty++;
+    if (rank === 1) hitAt1++;
+    if (rank >= 1 && rank <= 3) hitAt3++;
+    if (rank >= 1) reciprocal += 1 / rank;
+    if (rank < 1 || rank > 3) {
+      const got = ranked[0] ? ranked[0].title : 'nothing';
+      const expected = documentTitle === q.expect.heading ? documentTitle : `${documentTitle} › ${q.expect.heading}`;
+      misses.push(`"${q.question}" expected ${expected}, ${rank ? `found at ${rank}` : `not in top ${TOP}`}, first: ${got}`);
+    }
+  });
+  const n = questions.length || 1;
+  return { hitAt1: hitAt1 / n, hitAt3: hitAt3 / n, mrr: reciprocal / n, misses, empty };
+}
+
+/**
+ * Retrieval quality on the Constitution of the United States (public domain): questions written the
+ * way visitors ask, each with the one section that answers it. Measured: retrievePassages, as a reply
+ * uses it. Baseline, same chunks and same run: Postgres full-text search used the naive way.
+ */
+export async function retrieval(): Promise<BenchResult> {
+  const startedAt = new Date();
+  const documents = loadDocuments();
+  const questions = loadQuestions();
+  const titles = new Map(documents.map((d) => [d.name, d.title]));
+  const unknown = questions.filter((q) => !titles.has(q.expect.document));
+  if (unknown.length) throw new Error(`questions name unknown documents: ${unknown.map((q) => q.expect.document).join(', ')}`);
+
+  return scoped(async () => {
+    const ctx = await openContext(loadConfig({ DATABASE_URL: await benchDatabase('retrieval'), APP_KEY, LOG_LEVEL: 'silent' }), createLogger('silent'));
+    try {
+      const chatbot = await benchChatbot(ctx, 'Retrieval bench');
+      let chunks = 0;
+      for (const document of documents) {
+        const { source, failure } = await trainDocument(ctx, chatbot, { type: 'text', title: document.title, content: document.content });
+        if (failure) throw new Error(`${document.name}: ${failure}`);
+        chunks += source.chunkCount;
+      }
+
+      // A typo in an expected heading would read as a retrieval miss; refuse to measure instead.
+      const passages = await ctx.db.sequelize.query<Ranked>(
+        `SELECT s.title AS "sourceTitle", c.title FROM knowledge_chunks c JOIN knowledge_sources s ON s.id = c.source_id WHERE c.chatbot_id = :chatbotId`,
+        { replacements: { chatbotId: chatbot.id }, type: QueryTypes.SELECT },
+      );
+      const unanswerable = questions.filter((q) => !passages.some((p) => isHit(p, titles.get(q.expect.document)!, q.expect.heading)));
+      if (unanswerable.length) throw new Error(`no passage matches the expected heading of: ${unanswerable.map((q) => q.question).join(' | ')}`);
+
+      const measured: Ranked[][] = [];
+      const naive: Ranked[][] = [];
+      for (const { question } of questions) {
+        measured.push(await retrievePassages(chatbot.id, question, TOP));
+        // Every word must match (plainto_tsquery ANDs them), default ts_rank: what a first attempt looks like.
+        naive.push(
+          await ctx.db.sequelize.query<Ranked>(
+            `SELECT s.title AS "sourceTitle", c.title
+               FROM knowledge_chunks c JOIN knowledge_sources s ON s.id = c.source_id, plainto_tsquery('english', :question) q
+              WHERE c.chatbot_id = :chatbotId AND c.search @@ q
+              ORDER BY ts_rank(c.search, q) DESC, c.id
+              LIMIT :limit`,
+            { replacements: { chatbotId: chatbot.id, question, limit: TOP }, type: QueryTypes.SELECT },
+          ),
+        );
+      }
+
+      const figures = score(questions, measured, titles);
+      const baseline = score(questions, naive, titles);
+      const shown = figures.misses.slice(0, MAX_MISSES_SHOWN);
+      return {
+        name: 'retrieval',
+        title: 'knowledge retrieval quality, US Constitution with visitor-style questions',
+        goal: `hit@3 >= ${GOAL_HIT_AT_3}`,
+        pass: figures.hitAt3 >= GOAL_HIT_AT_3,
+        figures: { hit_at_1: round(figures.hitAt1), hit_at_3: round(figures.hitAt3), mrr: round(figures.mrr) },
+        baseline: { plainto_hit_at_1: round(baseline.hitAt1), plainto_hit_at_3: round(baseline.hitAt3), plainto_mrr: round(baseline.mrr) },
+        settings: { questions: questions.length, documents: documents.length, chunks, top: TOP, empty_results: figures.empty, plainto_empty_results: baseline.empty },
+        notes: [
+          'corpus: the Constitution of the United States (public domain): Preamble, Articles I-VII (one document each, "## Section N" headings), 27 amendments (one document, "## Amendment N" headings)',
+          'a hit: a passage of the expected document whose heading path ends with the expected heading (e.g. Article II › Section 1); MRR over the top 5',
+          'questions were written before anything was measured, as visitors would ask them (some reuse the text\'s words, most paraphrase, a few share none), and not tuned afterwards',
+          "baseline: the same chunks and tsvector, plainto_tsquery('english', question) (every word must match), ranked by default ts_rank",
+          `missed at 3 (${figures.misses.length}${figures.misses.length > shown.length ? `, first ${shown.length} shown` : ''}):`,
+          ...shown.map((miss) => `  ${miss}`),
+        ],
+        startedAt: startedAt.toISOString(),
+        seconds: (Date.now() - startedAt.getTime()) / 1000,
+      };
+    } finally {
+      await closeContext(ctx);
+    }
+  });
+}
