@@ -6,6 +6,7 @@ import { errorHandler, routeNotFound } from './http/errorHandler';
 import { healthRoutes } from './ops/health';
 import { Metrics } from './ops/metrics';
 import { agentSurface } from './surfaces/agent';
+import { portalSurface } from './surfaces/portal';
 import { v1Surface } from './surfaces/v1';
 
 // Admits a 1,000,000-character knowledge text even when every character is escaped in the JSON.
@@ -39,6 +40,7 @@ export function createApp(ctx: AppContext): Express {
 
   app.use(express.json({ limit: BODY_LIMIT }));
   app.use('/api/v1', v1Surface(ctx));
+  app.use('/api/portal', portalSurface(ctx));
   app.use('/api/agent', agentSurface(ctx));
 
   app.use(routeNotFound);

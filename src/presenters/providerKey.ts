@@ -1,0 +1,16 @@
+import { PROVIDERS } from '../../config/providers';
+import type { ProviderKeyStatus } from '../domain/providerKeys/providerKeys';
+
+/** SPEC.md "Provider key status": the key itself is never part of any answer. */
+export const presentProviderKeyStatus = ({ provider, lastFour }: ProviderKeyStatus) => ({
+  provider,
+  label: PROVIDERS[provider].label,
+  last_four: lastFour,
+  configured: lastFour !== null,
+});
+
+export const presentSavedProviderKey = ({ provider, lastFour }: ProviderKeyStatus) => ({
+  provider,
+  last_four: lastFour,
+  configured: lastFour !== null,
+});
