@@ -1,14 +1,11 @@
 import { performance } from 'node:perf_hooks';
 import { QueryTypes } from 'sequelize';
-import { loadConfig } from '../config/env';
-import { closeContext, openContext } from '../src/context';
 import { chunkDocument } from '../src/domain/knowledge/chunking';
 import { trainDocument } from '../src/domain/knowledge/trainDocument';
-import { createLogger } from '../src/logger';
 import { scoped } from './support/cleanup';
+import { withBenchDatabase } from './support/context';
 import { benchChatbot, Corpus } from './support/corpus';
 import type { BenchResult } from './support/report';
-import { APP_KEY, benchDatabase } from './support/resources';
 import { median, round } from './support/stats';
 
 const CHARS = 1_000_000;
@@ -21,9 +18,8 @@ const ROUNDS = 5;
  */
 export async function indexing(): Promise<BenchResult> {
   const startedAt = new Date();
-  return scoped(async () => {
-    const ctx = await openContext(loadConfig({ DATABASE_URL: await benchDatabase('indexing'), APP_KEY, LOG_LEVEL: 'silent' }), createLogger('silent'));
-    try {
+  return scoped(() =>
+    withBenchDatabase('indexing', async (ctx) => {
       const bot = await benchChatbot(ctx, 'Indexing bench');
       const text = new Corpus(7).document(CHARS);
       const chunks = chunkDocument('Manual', text);
@@ -67,8 +63,6 @@ export async function indexing(): Promise<BenchResult> {
         startedAt: startedAt.toISOString(),
         seconds: (Date.now() - startedAt.getTime()) / 1000,
       };
-    } finally {
-      await closeContext(ctx);
-    }
-  });
+    }),
+  );
 }

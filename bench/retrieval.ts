@@ -1,16 +1,13 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { QueryTypes } from 'sequelize';
-import { loadConfig } from '../config/env';
-import { closeContext, openContext } from '../src/context';
 import { retrievePassages } from '../src/domain/knowledge/retrieve';
 import { trainDocument } from '../src/domain/knowledge/trainDocument';
-import { createLogger } from '../src/logger';
 import { scoped } from './support/cleanup';
+import { withBenchDatabase } from './support/context';
 import { benchChatbot } from './support/corpus';
 import { ROOT } from './support/processes';
 import type { BenchResult } from './support/report';
-import { APP_KEY, benchDatabase } from './support/resources';
 import { round } from './support/stats';
 
 const CORPUS_DIR = join(ROOT, 'bench/data/constitution');
@@ -104,9 +101,8 @@ export async function retrieval(): Promise<BenchResult> {
   const unknown = questions.filter((q) => !titles.has(q.expect.document));
   if (unknown.length) throw new Error(`questions name unknown documents: ${unknown.map((q) => q.expect.document).join(', ')}`);
 
-  return scoped(async () => {
-    const ctx = await openContext(loadConfig({ DATABASE_URL: await benchDatabase('retrieval'), APP_KEY, LOG_LEVEL: 'silent' }), createLogger('silent'));
-    try {
+  return scoped(() =>
+    withBenchDatabase('retrieval', async (ctx) => {
       const chatbot = await benchChatbot(ctx, 'Retrieval bench');
       let chunks = 0;
       for (const document of documents) {
@@ -162,8 +158,6 @@ export async function retrieval(): Promise<BenchResult> {
         startedAt: startedAt.toISOString(),
         seconds: (Date.now() - startedAt.getTime()) / 1000,
       };
-    } finally {
-      await closeContext(ctx);
-    }
-  });
+    }),
+  );
 }

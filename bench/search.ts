@@ -1,14 +1,11 @@
 import { performance } from 'node:perf_hooks';
 import { QueryTypes } from 'sequelize';
-import { loadConfig } from '../config/env';
-import { closeContext, openContext } from '../src/context';
 import { retrievePassages } from '../src/domain/knowledge/retrieve';
 import { trainDocument } from '../src/domain/knowledge/trainDocument';
-import { createLogger } from '../src/logger';
 import { scoped } from './support/cleanup';
+import { withBenchDatabase } from './support/context';
 import { benchChatbot, Corpus } from './support/corpus';
 import type { BenchResult } from './support/report';
-import { APP_KEY, benchDatabase } from './support/resources';
 import { round, summarize } from './support/stats';
 
 const TARGET_CHUNKS = 100_000;
@@ -25,9 +22,8 @@ const GOAL_P95_MS = 20;
  */
 export async function search(): Promise<BenchResult> {
   const startedAt = new Date();
-  return scoped(async () => {
-    const ctx = await openContext(loadConfig({ DATABASE_URL: await benchDatabase('search'), APP_KEY, LOG_LEVEL: 'silent' }), createLogger('silent'));
-    try {
+  return scoped(() =>
+    withBenchDatabase('search', async (ctx) => {
       const bot = await benchChatbot(ctx, 'Search bench');
       const corpus = new Corpus(11);
       let chunks = 0;
@@ -74,8 +70,6 @@ export async function search(): Promise<BenchResult> {
         startedAt: startedAt.toISOString(),
         seconds: (Date.now() - startedAt.getTime()) / 1000,
       };
-    } finally {
-      await closeContext(ctx);
-    }
-  });
+    }),
+  );
 }

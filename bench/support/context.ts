@@ -4,7 +4,7 @@ import { createLogger } from '../../src/logger';
 import { SHARD_COUNT } from '../../src/actors/cluster/shards';
 import { startActorSystem, type ActorSystem } from '../../src/actors/system';
 import type { AnyBehaviour } from '../../src/actors/runtime/host';
-import { APP_KEY } from './resources';
+import { APP_KEY, benchDatabase } from './resources';
 
 export interface BenchSystem {
   ctx: AppContext;
@@ -42,5 +42,15 @@ async function servingAll(actors: ActorSystem, timeoutMs = 30_000): Promise<void
   while (actors.ownedShards().length < SHARD_COUNT) {
     if (Date.now() > until) throw new Error(`single-node system serves ${actors.ownedShards().length} of ${SHARD_COUNT} shards after ${timeoutMs} ms`);
     await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** A context (no Redis, no actors) on a fresh, migrated bench database, closed when `work` ends. */
+export async function withBenchDatabase<T>(label: string, work: (ctx: AppContext) => Promise<T>): Promise<T> {
+  const ctx = await openContext(loadConfig({ DATABASE_URL: await benchDatabase(label), APP_KEY, LOG_LEVEL: 'silent' }), createLogger('silent'));
+  try {
+    return await work(ctx);
+  } finally {
+    await closeContext(ctx);
   }
 }

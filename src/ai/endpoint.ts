@@ -31,6 +31,5 @@ export async function resolveEndpoint(deps: EndpointDeps, companyId: number, slu
     }
   }
   if (!apiKey) return null;
-  const baseUrl = (settings.baseUrl ?? PROVIDERS[slug].defaultBaseUrl).replace(/\/+$/, '');
-  return { slug, baseUrl, apiKey, timeoutMs: deps.config.providerTimeoutMs };
+  return { slug, baseUrl: settings.baseUrl ?? PROVIDERS[slug].defaultBaseUrl, apiKey, timeoutMs: deps.config.providerTimeoutMs };
 }

@@ -1,34 +1,19 @@
 import { Queue, Worker } from 'bullmq';
-import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import { BullConnections, bullPrefix } from './bullConnections';
 import { JOB_POLICIES, jobIdOf, type JobName, type JobPayloads, type JobProcessor, type JobProcessors, type JobQueue } from './definitions';
 
 type AnyPayload = JobPayloads[JobName];
 
-/** BullMQ connections: their own, with `maxRetriesPerRequest: null` as BullMQ requires for workers. */
-class Connections {
-  private readonly open: Redis[] = [];
-  constructor(private readonly redisUrl: string) {}
-  next(name: string): Redis {
-    const redis = new Redis(this.redisUrl, { maxRetriesPerRequest: null, connectionName: `parley:${name}` });
-    redis.on('error', () => undefined); // BullMQ reconnects and reports through its own events
-    this.open.push(redis);
-    return redis;
-  }
-  async close(): Promise<void> {
-    await Promise.all(this.open.map((redis) => redis.quit().catch(() => redis.disconnect())));
-  }
-}
-
 /** Cluster mode, producing side (web nodes): jobs go to BullMQ and any worker process runs them. */
 export class BullJobQueue implements JobQueue {
-  private readonly connections: Connections;
+  private readonly connections: BullConnections;
   private readonly queues = new Map<string, Queue<AnyPayload>>();
   private readonly prefix: string;
 
   constructor(redisUrl: string, redisPrefix: string) {
-    this.connections = new Connections(redisUrl);
-    this.prefix = `${redisPrefix}bull`;
+    this.connections = new BullConnections(redisUrl);
+    this.prefix = bullPrefix(redisPrefix);
   }
 
   async enqueue<N extends JobName>(name: N, payload: JobPayloads[N]): Promise<void> {
@@ -61,7 +46,7 @@ export async function startBullWorkers(
   processors: JobProcessors,
   logger: Logger,
 ): Promise<{ close(): Promise<void> }> {
-  const connections = new Connections(redisUrl);
+  const connections = new BullConnections(redisUrl);
   const names = Object.keys(processors) as JobName[];
   const workers = names.map((name) => {
     const process = processors[name] as JobProcessor<JobName>;
@@ -71,7 +56,7 @@ export async function startBullWorkers(
         const attempt = job.attemptsMade + 1;
         await process(job.data, { attempt, finalAttempt: attempt >= (job.opts.attempts ?? 1) });
       },
-      { connection: connections.next(`worker-${name}`), prefix: `${redisPrefix}bull`, concurrency: JOB_POLICIES[name].concurrency },
+      { connection: connections.next(`worker-${name}`), prefix: bullPrefix(redisPrefix), concurrency: JOB_POLICIES[name].concurrency },
     );
     worker.on('failed', (job, error) => logger.warn({ err: error, job: job?.id, attempts: job?.attemptsMade }, 'job failed'));
     worker.on('error', (error) => logger.warn({ err: error }, 'job worker error'));

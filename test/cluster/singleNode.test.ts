@@ -1,5 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { Deployment } from '../support/cluster/deployment';
+import { eventually } from '../support/eventually';
 import type { ClusterNode } from '../support/cluster/node';
 
 /** No REDIS_URL: the same runtime over in-process membership, leases and timers, in a real process. */
@@ -52,11 +53,10 @@ describe('actor runtime in single-node mode (a real process without Redis)', fun
   });
 
   it('runs indexing jobs in its own process', async () => {
-    let rows: Array<{ status: string; chunk_count: number }> = [];
-    for (const end = Date.now() + 10_000; Date.now() < end; await new Promise((r) => setTimeout(r, 100))) {
-      rows = await deployment.query("SELECT status, chunk_count FROM knowledge_sources WHERE title = 'Hours'");
-      if (rows[0]?.status === 'ready') break;
-    }
+    const rows = await eventually(
+      () => deployment.query<{ status: string; chunk_count: number }>("SELECT status, chunk_count FROM knowledge_sources WHERE title = 'Hours'"),
+      (found) => found[0]?.status === 'ready',
+    );
     assert.deepEqual(rows, [{ status: 'ready', chunk_count: 1 }]);
   });
 

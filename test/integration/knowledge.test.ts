@@ -9,6 +9,7 @@ import { retrievePassages } from '../../src/domain/knowledge/retrieve';
 import { trainDocument } from '../../src/domain/knowledge/trainDocument';
 import { AppError } from '../../src/errors';
 import { KnowledgeChunk, KnowledgeSource, type Chatbot } from '../../src/models';
+import { eventually } from '../support/eventually';
 import { childEnv, Running, ROOT } from '../support/processes';
 import { TEST_ENV } from '../support/env';
 import { server } from '../support/hooks';
@@ -19,15 +20,6 @@ const logger = pino({ level: 'silent' });
 const crawlAllowed = { config: { crawl: { allowPrivate: true, maxPages: 10, maxBytesPerPage: 2 * 1024 * 1024 } }, logger };
 
 const train = (bot: Chatbot, title: string, content: string) => trainDocument(server().ctx, bot, { type: 'text', title, content });
-
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, ms = 20_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const value = await read();
-    if (done(value) || Date.now() > end) return value;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 /** A three-page website with a robots.txt rule and a link to another origin. */
 function shopSite(elsewhere: string, shippingText = 'Parcels to Norway arrive within four working days.'): Record<string, SitePage> {
@@ -213,9 +205,10 @@ describe('knowledge: retrieval, crawling, deletion, the indexing worker', () => 
       ];
       assert.deepEqual(sources.map((s) => s.status), ['pending', 'pending', 'pending']);
       assert.deepEqual(sources.map((s) => s.title), [`Text document ${new Date().toISOString().slice(0, 10)}`, 'Can I pay by invoice?', site.url('/')]);
-      const ready = await until(
+      const ready = await eventually(
         () => KnowledgeSource.findAll({ where: { id: sources.map((s) => s.id) }, order: [['id', 'ASC']] }),
         (rows) => rows.every((row) => row.status === 'ready'),
+        20_000,
       );
       assert.deepEqual(ready.map((r) => r.status), ['ready', 'ready', 'ready']);
       assert.ok(ready.every((r) => r.chunkCount > 0));
@@ -226,7 +219,7 @@ describe('knowledge: retrieval, crawling, deletion, the indexing worker', () => 
       const { company } = await make.workspace();
       const bot = await make.chatbot(company);
       const source = await addSource(server().ctx, bot, { type: 'url', sourceUrl: site.url('/missing') });
-      const failed = await until(() => KnowledgeSource.findByPk(source.id), (row) => row?.status === 'failed');
+      const failed = await eventually(() => KnowledgeSource.findByPk(source.id), (row) => row?.status === 'failed', 20_000);
       assert.equal(failed?.status, 'failed');
       assert.match(failed?.failureReason ?? '', /404/);
     });

@@ -3,15 +3,9 @@ import { UnrecoverableError } from 'bullmq';
 import pino from 'pino';
 import { JOB_POLICIES } from '../../src/jobs/definitions';
 import { InProcessJobQueue } from '../../src/jobs/inProcessQueue';
+import { eventually } from '../support/eventually';
 
 const logger = pino({ level: 'silent' });
-const until = async (check: () => boolean, ms = 5000) => {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-};
 
 describe('InProcessJobQueue (single-node mode)', () => {
   const policy = JOB_POLICIES['index-source'];
@@ -26,9 +20,9 @@ describe('InProcessJobQueue (single-node mode)', () => {
     await queue.enqueue('index-source', { sourceId: 1 });
     await queue.enqueue('index-source', { sourceId: 2 });
     queue.process({ 'index-source': async ({ sourceId }) => void seen.push(sourceId) });
-    await until(() => seen.length === 2);
+    await eventually(() => seen.length, (n) => n === 2);
     await queue.enqueue('index-source', { sourceId: 1 }); // finished: the same work may be asked for again
-    await until(() => seen.length === 3);
+    await eventually(() => seen.length, (n) => n === 3);
     await queue.close();
     assert.deepEqual(seen.sort(), [1, 1, 2]);
   });
@@ -45,7 +39,7 @@ describe('InProcessJobQueue (single-node mode)', () => {
     });
     await queue.enqueue('index-source', { sourceId: 1 });
     await queue.enqueue('index-source', { sourceId: 2 });
-    await until(() => attempts.filter(([id]) => id === 1).length === 3);
+    await eventually(() => attempts.filter(([id]) => id === 1).length, (n) => n === 3);
     await new Promise((resolve) => setTimeout(resolve, 50));
     await queue.close();
     assert.deepEqual(attempts.filter(([id]) => id === 1), [[1, 1, false], [1, 2, false], [1, 3, true]]);
@@ -66,7 +60,7 @@ describe('InProcessJobQueue (single-node mode)', () => {
       },
     });
     for (let id = 1; id <= 6; id += 1) await queue.enqueue('index-source', { sourceId: id });
-    await until(() => finished >= 1);
+    await eventually(() => finished, (n) => n >= 1);
     await queue.close();
     assert.equal(peak, policy.concurrency);
     assert.equal(running, 0);

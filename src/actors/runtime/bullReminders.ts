@@ -1,6 +1,6 @@
 import { Queue, Worker } from 'bullmq';
-import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import { BullConnections, bullPrefix } from '../../jobs/bullConnections';
 import type { UntypedMessage } from './protocol';
 import { reminderId, type ReminderDelivery, type Reminders } from './reminders';
 
@@ -20,22 +20,16 @@ const QUEUE = 'reminders';
 export class BullReminders implements Reminders {
   private readonly queue: Queue<ReminderJob>;
   private readonly worker: Worker<ReminderJob>;
-  // BullMQ leaves connections it was handed open on close(), so they are quit here.
-  private readonly connections: Redis[] = [];
+  private readonly connections: BullConnections;
 
   constructor(redisUrl: string, redisPrefix: string, deliver: ReminderDelivery, logger: Logger) {
-    const connection = () => {
-      const redis = new Redis(redisUrl, { maxRetriesPerRequest: null, connectionName: 'parley:reminders' });
-      redis.on('error', () => undefined); // BullMQ reports and retries; ioredis would otherwise log unhandled errors
-      this.connections.push(redis);
-      return redis;
-    };
-    const prefix = `${redisPrefix}bull`;
-    this.queue = new Queue(QUEUE, { connection: connection(), prefix });
+    this.connections = new BullConnections(redisUrl);
+    const prefix = bullPrefix(redisPrefix);
+    this.queue = new Queue(QUEUE, { connection: this.connections.next('reminders'), prefix });
     this.worker = new Worker<ReminderJob>(
       QUEUE,
       async (job) => deliver(job.data.kind, job.data.id, job.data.message, `${job.id}|${job.timestamp}`),
-      { connection: connection(), prefix, concurrency: 16 },
+      { connection: this.connections.next('reminders'), prefix, concurrency: 16 },
     );
     this.worker.on('failed', (job, error) => logger.warn({ err: error, reminder: job?.id, attempts: job?.attemptsMade }, 'reminder delivery failed'));
     this.worker.on('error', (error) => logger.warn({ err: error }, 'reminder worker error'));
@@ -61,6 +55,6 @@ export class BullReminders implements Reminders {
   async close(): Promise<void> {
     await this.worker.close();
     await this.queue.close();
-    await Promise.all(this.connections.map((redis) => redis.quit().catch(() => redis.disconnect())));
+    await this.connections.close();
   }
 }
