@@ -6,6 +6,7 @@ import { errorHandler, routeNotFound } from './http/errorHandler';
 import { healthRoutes } from './ops/health';
 import { Metrics } from './ops/metrics';
 import { agentSurface } from './surfaces/agent';
+import { assetRoutes } from './surfaces/assets';
 import { portalSurface } from './surfaces/portal';
 import { v1Surface } from './surfaces/v1';
 
@@ -38,6 +39,7 @@ export function createApp(ctx: AppContext): Express {
   app.use(healthRoutes(ctx.readiness));
   app.get('/metrics', metrics.serve);
 
+  app.use(assetRoutes());
   app.use(express.json({ limit: BODY_LIMIT }));
   app.use('/api/v1', v1Surface(ctx));
   app.use('/api/portal', portalSurface(ctx));

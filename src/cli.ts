@@ -7,7 +7,7 @@ import { migrate } from './db/migrate';
 import { createLogger } from './logger';
 import { parse } from './http/validate';
 import type { Command } from './cli/command';
-import { workspaceCreate, workspaceSuspend, workspaceUnsuspend } from './cli/workspace';
+import { workspaceBrand, workspaceCreate, workspaceSuspend, workspaceUnsuspend } from './cli/workspace';
 import { userCreate, userSuspend } from './cli/user';
 import { chatbotCreate } from './cli/chatbot';
 import { tokenCreate, tokenRevoke } from './cli/token';
@@ -22,6 +22,7 @@ const COMMANDS: Record<string, Command> = {
   'workspace create': workspaceCreate,
   'workspace suspend': workspaceSuspend,
   'workspace unsuspend': workspaceUnsuspend,
+  'workspace brand': workspaceBrand,
   'user create': userCreate,
   'user suspend': userSuspend,
   'chatbot create': chatbotCreate,

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { PLAN_NAMES } from '../../config/plans';
 import { Company } from '../models';
+import { brandOf, updateBrand } from '../domain/accounts/brand';
 import { createWorkspace, setWorkspaceSuspended } from '../domain/accounts/createWorkspace';
 import { notFound } from '../errors';
 import { defineCommand } from './command';
@@ -48,3 +49,20 @@ const suspension = (suspended: boolean) =>
 
 export const workspaceSuspend = suspension(true);
 export const workspaceUnsuspend = suspension(false);
+
+export const workspaceBrand = defineCommand({
+  usage: 'workspace brand --company ID [--name N] [--powered-by T] [--logo-url URL]  (an empty value restores the default)',
+  flags: { company: { type: 'string' }, name: { type: 'string' }, 'powered-by': { type: 'string' }, 'logo-url': { type: 'string' } },
+  schema: z.object({
+    company: z.coerce.number().int().positive(),
+    name: z.string().max(120).optional(),
+    'powered-by': z.string().max(120).optional(),
+    'logo-url': z.union([z.literal(''), z.url({ protocol: /^https?$/ }).max(2048)]).optional(),
+  }),
+  async run(ctx, flags) {
+    const company = await Company.findByPk(flags.company);
+    if (!company) throw notFound('Workspace');
+    await updateBrand(company, { name: flags.name, powered_by: flags['powered-by'], logo_url: flags['logo-url'] });
+    return { company: presentV1Company(company), brand: brandOf(company, ctx.config.appUrl) };
+  },
+});

@@ -1,5 +1,6 @@
 import type { Chatbot } from '../models';
 import { resolveBranding, type StoredBranding } from '../domain/chatbots/branding';
+import type { ChatbotCounts } from '../domain/chatbots/findChatbot';
 
 export const presentV1ChatbotListItem = (chatbot: Chatbot) => ({
   id: chatbot.id,
@@ -25,3 +26,28 @@ export const presentCreatedChatbot = (chatbot: Chatbot, identitySecret: string) 
   ...presentV1ChatbotListItem(chatbot),
   identity_secret: identitySecret,
 });
+
+export const presentPortalChatbotListItem = (chatbot: Chatbot, counts: ChatbotCounts) => ({
+  public_key: chatbot.publicKey,
+  name: chatbot.name,
+  role: chatbot.role,
+  provider: chatbot.provider,
+  model: chatbot.model,
+  is_active: chatbot.isActive,
+  knowledge_sources: counts.knowledgeSources,
+  conversations: counts.conversations,
+});
+
+export const presentPortalChatbotDetail = (chatbot: Chatbot, counts: ChatbotCounts) => ({
+  ...presentPortalChatbotListItem(chatbot, counts),
+  persona: chatbot.persona,
+  instructions: chatbot.instructions,
+  welcome_message: chatbot.welcomeMessage,
+  branding: resolveBranding(chatbot.branding as StoredBranding),
+});
+
+/** The portal update's answer: the detail with only the four branding fields that update can change. */
+export function presentUpdatedPortalChatbot(chatbot: Chatbot, counts: ChatbotCounts) {
+  const { primary_color, launcher_text, position, theme } = resolveBranding(chatbot.branding as StoredBranding);
+  return { ...presentPortalChatbotDetail(chatbot, counts), branding: { primary_color, launcher_text, position, theme } };
+}

@@ -4,13 +4,9 @@ import { ProviderKey } from '../../src/models';
 import { get, request } from '../support/http';
 import { server } from '../support/hooks';
 import * as make from '../support/factories';
+import { portalTenant } from '../support/portal';
 
 const KEY = 'sk-test-abcdefghijklmnopqrstuvwxyz-9876';
-
-async function portalTenant() {
-  const { company, owner } = await make.workspace({ portal: true });
-  return { company, owner, token: await make.token(owner, 'portal') };
-}
 
 describe('portal: AI provider keys', () => {
   it('lists every provider with label, last_four and configured, never the key', async () => {

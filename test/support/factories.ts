@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { PlanName } from '../../config/plans';
 import type { RoleName, TokenAbility } from '../../config/roles';
-import { Chatbot, Company, Conversation, Message, User, type ConversationStatus, type MessageRole } from '../../src/models';
+import { Chatbot, Company, Conversation, KnowledgeSource, Message, User, type ConversationStatus, type KnowledgeSourceStatus, type KnowledgeSourceType, type MessageRole } from '../../src/models';
 import { createWorkspace } from '../../src/domain/accounts/createWorkspace';
 import { createUser } from '../../src/domain/accounts/createUser';
 import { issueToken } from '../../src/domain/accounts/tokens';
@@ -55,4 +55,28 @@ export async function conversation(
 export async function v1Tenant(plan: PlanName = 'pro') {
   const { company, owner } = await workspace({ plan });
   return { company, owner, token: await token(owner), bot: await chatbot(company) };
+}
+
+/** One failed sign-in as another surface (web or agent login) records it: the lockout counter is shared. */
+export function lockoutFailure(email: string): Promise<void> {
+  return server().ctx.lockout.recordFailure(email);
+}
+
+/** A knowledge source row as stored (no indexing); `parentId` makes it a crawled page of another. */
+export function knowledgeSource(
+  bot: Chatbot,
+  options: { type?: KnowledgeSourceType; status?: KnowledgeSourceStatus; parentId?: number; title?: string; createdAt?: Date },
+): Promise<KnowledgeSource> {
+  const type = options.type ?? (options.parentId ? 'page' : 'text');
+  return KnowledgeSource.create({
+    companyId: bot.companyId,
+    chatbotId: bot.id,
+    parentId: options.parentId ?? null,
+    type,
+    title: options.title ?? `Source ${unique()}`,
+    status: options.status ?? 'ready',
+    content: type === 'text' ? 'Some text.' : null,
+    sourceUrl: type === 'url' || type === 'page' ? `https://example.test/${unique()}` : null,
+    ...(options.createdAt && { createdAt: options.createdAt }),
+  });
 }

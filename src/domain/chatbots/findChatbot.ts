@@ -1,3 +1,4 @@
+import { QueryTypes } from 'sequelize';
 import { Chatbot, KnowledgeSource } from '../../models';
 import { notFound } from '../../errors';
 
@@ -16,3 +17,29 @@ export function listChatbots(companyId: number): Promise<Chatbot[]> {
 export function countKnowledgeSources(chatbotId: number): Promise<number> {
   return KnowledgeSource.count({ where: { chatbotId, parentId: null } });
 }
+
+export function countChatbots(companyId: number): Promise<number> {
+  return Chatbot.count({ where: { companyId } });
+}
+
+export interface ChatbotCounts {
+  knowledgeSources: number;
+  conversations: number;
+}
+
+/** Top-level knowledge sources and conversations of each chatbot, in one query (zeros included). */
+export async function countsOf(chatbotIds: number[]): Promise<Map<number, ChatbotCounts>> {
+  const counts = new Map<number, ChatbotCounts>(chatbotIds.map((id) => [id, { knowledgeSources: 0, conversations: 0 }]));
+  if (chatbotIds.length === 0) return counts;
+  const rows = await Chatbot.sequelize!.query<{ id: number; knowledge_sources: string; conversations: string }>(
+    `SELECT c.id,
+            (SELECT count(*) FROM knowledge_sources k WHERE k.chatbot_id = c.id AND k.parent_id IS NULL) AS knowledge_sources,
+            (SELECT count(*) FROM conversations v WHERE v.chatbot_id = c.id) AS conversations
+       FROM unnest(ARRAY[:ids]::integer[]) AS c(id)`,
+    { replacements: { ids: chatbotIds }, type: QueryTypes.SELECT },
+  );
+  for (const row of rows) counts.set(row.id, { knowledgeSources: Number(row.knowledge_sources), conversations: Number(row.conversations) });
+  return counts;
+}
+
+export const countsOfChatbot = async (chatbotId: number): Promise<ChatbotCounts> => (await countsOf([chatbotId])).get(chatbotId)!;

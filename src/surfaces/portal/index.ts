@@ -1,13 +1,21 @@
 import { Router } from 'express';
 import type { AppContext } from '../../context';
 import { authenticate } from '../../http/authenticate';
+import { chatbotRoutes } from './chatbots';
 import { keyRoutes } from './keys';
+import { knowledgeRoutes } from './knowledge';
+import { loginRoutes, sessionRoutes } from './session';
+import { workspaceRoutes } from './workspace';
 
 /** Portal API (SPEC.md): white-label portals, opened by `portal` tokens only. */
 export function portalSurface(ctx: AppContext): Router {
   const router = Router();
-  // Login (no token, its own limiter) goes here, above the gate.
+  router.use(loginRoutes(ctx));
   router.use(authenticate('portal'));
+  router.use(sessionRoutes(ctx));
+  router.use(chatbotRoutes());
+  router.use(knowledgeRoutes(ctx));
   router.use(keyRoutes(ctx));
+  router.use(workspaceRoutes(ctx));
   return router;
 }

@@ -1,0 +1,40 @@
+import type { LoginLockout } from './loginLockout';
+import { Company, type User } from '../../models';
+import { hashPassword, verifyPassword } from '../../security/passwords';
+import { AppError } from '../../errors';
+import { findUserByEmail } from './findUserByEmail';
+
+/** One wording for every refusal a caller could learn something from (SPEC.md "Login failures are deliberately vague"). */
+export const WRONG_CREDENTIALS = 'These credentials do not match our records.';
+
+export type SignedInUser = User & { company: Company };
+
+/**
+ * Decides, once the password is proven, whether this surface admits the user: undefined to admit,
+ * else the 403 message (the portal words it like a wrong password; the agent app may say why).
+ */
+export type Admission = (user: SignedInUser) => string | undefined;
+
+// Unknown addresses are checked against this hash too, so timing does not reveal which addresses exist.
+let decoyHash: Promise<string> | undefined;
+
+/**
+ * Password sign-in shared by the portal and the agent app. Order: lockout (429), credentials (401,
+ * counted towards the shared lockout), then the surface's admission (403, not counted: the password was right).
+ */
+export async function signIn(lockout: LoginLockout, email: string, password: string, admit: Admission): Promise<SignedInUser> {
+  await lockout.assertNotLocked(email);
+  const user = await findUserByEmail(email);
+  const stored = user?.passwordHash ?? (await (decoyHash ??= hashPassword('decoy password')));
+  const passwordMatches = await verifyPassword(password, stored);
+  if (!user || !passwordMatches) {
+    await lockout.recordFailure(email);
+    throw new AppError(401, 'invalid_credentials', WRONG_CREDENTIALS);
+  }
+  await lockout.clear(email);
+  const company = await Company.findByPk(user.companyId, { rejectOnEmpty: true });
+  const signedIn = Object.assign(user, { company }) as SignedInUser;
+  const refusal = admit(signedIn);
+  if (refusal) throw new AppError(403, 'forbidden', refusal);
+  return signedIn;
+}
