@@ -5,6 +5,7 @@ import { ROOT } from './support/processes';
 import { format, machine, source, type BenchResult, type Machine } from './support/report';
 import { sweepLeftovers } from './support/resources';
 import { failover } from './failover';
+import { heartbeats } from './heartbeats';
 import { indexing } from './indexing';
 import { latency } from './latency';
 import { memory } from './memory';
@@ -27,6 +28,7 @@ const BENCHMARKS: Record<string, { about: string; run: (options: Options) => Pro
   indexing: { about: 'knowledge indexing throughput, 1,000,000-character source (~15 s)', run: () => indexing() },
   retrieval: { about: 'retrieval quality on the US Constitution, 156 questions: hit@3, MRR (~5 s)', run: () => retrieval() },
   search: { about: 'retrieval latency with 100,000 passages in the workspace (~90 s)', run: () => search() },
+  heartbeats: { about: 'widget heartbeats over HTTP, one web node, 20,000 visitors (~60 s)', run: (o) => heartbeats(o) },
   failover: { about: 'kill -9 failover, 3 nodes, production timings (~15 s per round)', run: (o) => failover({ rounds: o.rounds, log }) },
 };
 
@@ -43,7 +45,8 @@ const USAGE = `Usage: npm run bench [-- <name>... [--rounds N] [--cpu-prof]]
     .join('\n  ')}
 
   --rounds N   failover rounds (default 20)
-  --cpu-prof   throughput: also profile the runtime and list its hot spots (bench/results/profiles/)
+  --cpu-prof   throughput: also profile the runtime and list its hot spots (bench/results/profiles/);
+               heartbeats: profile the web node the same way
 
 Results: printed, and merged by name into bench/results/latest.json. Exit code 1 only if a benchmark
 could not run; a missed goal is reported as FAIL but is a result, not an error.`;

@@ -42,6 +42,7 @@ const envSchema = z.object({
   CRAWL_ALLOW_PRIVATE: flag.default(false),
   CRAWL_MAX_PAGES: z.coerce.number({ error: 'must be a number of pages' }).int().min(1).max(1000).default(50),
   PROVIDER_TIMEOUT_MS: z.coerce.number({ error: 'must be a number of milliseconds' }).int().min(100).max(600_000).default(60_000),
+  VISITOR_POLL_SECONDS: z.coerce.number({ error: 'must be a number of seconds' }).int().min(1).max(300).optional(),
   SHOPIFY_BASE_URL: httpUrl.optional(),
   STRIPE_BASE_URL: httpUrl.optional(),
   ...providerVars,
@@ -70,6 +71,8 @@ export interface Config {
   crawl: { allowPrivate: boolean; maxPages: number; maxBytesPerPage: number };
   /** Longest wait for a provider's first byte, and between two streamed chunks. */
   providerTimeoutMs: number;
+  /** Overrides the widget heartbeat interval (src/domain/visitors/presence.ts holds the default); tests shorten it. */
+  visitorPollSeconds?: number;
   integrations: { shopifyBaseUrl?: string; stripeBaseUrl?: string };
   providers: Record<ProviderSlug, ProviderSettings>;
   /** Single-node mode: no Redis; actors, fan-out and jobs all run in this process. */
@@ -108,6 +111,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     vapid,
     crawl: { allowPrivate: e.CRAWL_ALLOW_PRIVATE, maxPages: e.CRAWL_MAX_PAGES, maxBytesPerPage: 2 * 1024 * 1024 },
     providerTimeoutMs: e.PROVIDER_TIMEOUT_MS,
+    visitorPollSeconds: e.VISITOR_POLL_SECONDS,
     integrations: { shopifyBaseUrl: e.SHOPIFY_BASE_URL, stripeBaseUrl: e.STRIPE_BASE_URL },
     providers: Object.fromEntries(
       PROVIDER_SLUGS.map((slug) => {

@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import express, { type Express } from 'express';
 import { pinoHttp } from 'pino-http';
+import type { Actors } from './actors/runtime/router';
 import type { AppContext } from './context';
+import type { Chatbot } from './models';
 import { errorHandler, routeNotFound } from './http/errorHandler';
 import { healthRoutes } from './ops/health';
 import { Metrics } from './ops/metrics';
@@ -9,13 +11,21 @@ import { agentSurface } from './surfaces/agent';
 import { assetRoutes } from './surfaces/assets';
 import { portalSurface } from './surfaces/portal';
 import { v1Surface } from './surfaces/v1';
+import { anyOrigin, widgetSurface } from './surfaces/widget';
 
 // Admits a 1,000,000-character knowledge text even when every character is escaped in the JSON.
 const BODY_LIMIT = '8mb';
 const REQUEST_ID = /^[\w.-]{1,100}$/;
 
+/** The runtime parts surfaces reach beyond the context: the actors (wherever they live). */
+export interface AppRuntime {
+  actors: Actors;
+  /** Single-node mode: the demo chatbot the page at `/` embeds. */
+  demo?: Pick<Chatbot, 'publicKey' | 'name'>;
+}
+
 /** The express app: shared middleware, operations endpoints, then each surface as its own sub-router. */
-export function createApp(ctx: AppContext): Express {
+export function createApp(ctx: AppContext, runtime: AppRuntime): Express {
   const app = express();
   const metrics = new Metrics();
   app.disable('x-powered-by');
@@ -39,11 +49,13 @@ export function createApp(ctx: AppContext): Express {
   app.use(healthRoutes(ctx.readiness));
   app.get('/metrics', metrics.serve);
 
-  app.use(assetRoutes());
+  app.use(assetRoutes({ appUrl: ctx.config.appUrl, demo: runtime.demo }));
+  app.use('/widget', anyOrigin);
   app.use(express.json({ limit: BODY_LIMIT }));
-  app.use('/api/v1', v1Surface(ctx));
+  app.use('/api/v1', v1Surface(ctx, runtime.actors));
   app.use('/api/portal', portalSurface(ctx));
   app.use('/api/agent', agentSurface(ctx));
+  app.use('/widget', widgetSurface(ctx, runtime.actors));
 
   app.use(routeNotFound);
   app.use(errorHandler);

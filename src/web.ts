@@ -1,15 +1,16 @@
 import { once } from 'node:events';
-import { createServer, type Server } from 'node:http';
+import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import type { Config } from '../config/env';
 import type { AnyBehaviour } from './actors/runtime/host';
+import { lateActors, parleyBehaviours, type ActorDeps } from './actors/kinds';
 import { startActorSystem, type ActorSystem } from './actors/system';
 import { createApp } from './app';
+import { ensureDemo } from './domain/demo/ensureDemo';
 import { closeContext, openContext, type AppContext } from './context';
 import { InProcessJobQueue } from './jobs/inProcessQueue';
 import { jobProcessors, requeuePendingSources } from './jobs/processors';
-import type { RealtimeEmitter } from './realtime/emitter';
 import { createRealtime, type Realtime } from './realtime/server';
 
 export interface RunningWeb {
@@ -25,14 +26,8 @@ export interface RunningWeb {
   stop(): Promise<void>;
 }
 
-/** What actor behaviours are built with: the process services and the realtime emitter. */
-export interface ActorDeps {
-  ctx: AppContext;
-  realtime: RealtimeEmitter;
-}
-
 export interface WebOptions {
-  /** The actor kinds this node hosts (tests add their own probe kind). */
+  /** Actor kinds this node hosts beside Parley's own (tests add a probe kind). */
   behaviours?: (deps: ActorDeps) => readonly AnyBehaviour[];
   /** Idle time before an actor passivates (tests shorten it). */
   idleMs?: number;
@@ -43,19 +38,27 @@ const DRAIN_TIMEOUT_MS = 10_000;
 /** Boot order: database (and migrations in embedded mode), Redis, realtime, actors, HTTP. Used by server.ts and by tests. */
 export async function startWeb(config: Readonly<Config>, logger: Logger, options: WebOptions = {}): Promise<RunningWeb> {
   const ctx = await openContext(config, logger, { migrateEmbedded: true });
-  const server = createServer();
+  // The app is registered before Socket.IO attaches: Engine.IO then answers its own path
+  // (/socket.io/: polling, the client script) and hands every other request to the app, never both.
+  let app: RequestListener | undefined;
+  const server = createServer((req, res) => (app ? app(req, res) : res.writeHead(503).end()));
   let realtime: Realtime | undefined;
   let actors: ActorSystem | undefined;
   try {
     realtime = await createRealtime(server, ctx);
-    actors = await startActorSystem(ctx, options.behaviours?.({ ctx, realtime }) ?? [], { idleMs: options.idleMs });
+    // Actors message each other through the router, which exists only once the system has started.
+    const router = lateActors(() => actors);
+    const deps: ActorDeps = { ctx, realtime, actors: router };
+    actors = await startActorSystem(ctx, [...parleyBehaviours(deps), ...(options.behaviours?.(deps) ?? [])], { idleMs: options.idleMs });
     ctx.readiness.push(actors.readiness);
     if (ctx.jobs instanceof InProcessJobQueue) {
       // Single-node mode: this process is also the worker.
       ctx.jobs.process(jobProcessors(ctx));
       await requeuePendingSources(ctx);
     }
-    server.on('request', createApp(ctx));
+    // A single node is what a newcomer runs: the page at `/` lets them chat with the demo chatbot at once.
+    const demo = config.singleNode ? (await ensureDemo(ctx)).chatbot : undefined;
+    app = createApp(ctx, { actors, demo });
     server.listen(config.port);
     await once(server, 'listening');
   } catch (error) {

@@ -1,21 +1,8 @@
 import { z } from 'zod';
-import { Chatbot, Company, User } from '../models';
-import type { AppContext } from '../context';
-import { createWorkspace } from '../domain/accounts/createWorkspace';
-import { createUser } from '../domain/accounts/createUser';
-import { findUserByEmail } from '../domain/accounts/findUserByEmail';
 import { issueToken } from '../domain/accounts/tokens';
-import { createChatbot } from '../domain/chatbots/createChatbot';
+import { DEMO_PASSWORD, ensureDemo } from '../domain/demo/ensureDemo';
 import { defineCommand } from './command';
 import { presentV1Company } from '../presenters/account';
-
-const DEMO_SLUG = 'parley-demo';
-const DEMO_PASSWORD = 'parley-demo-123';
-const DEMO_USERS = [
-  { email: 'owner@parley-demo.test', name: 'Olivia Owner', role: 'owner' },
-  { email: 'admin@parley-demo.test', name: 'Adam Admin', role: 'admin' },
-  { email: 'agent@parley-demo.test', name: 'Ada Agent', role: 'agent' },
-] as const;
 
 /** Everything a newcomer needs to try Parley. Safe to run again: it reuses the demo workspace and mints a fresh token. */
 export const seedDemo = defineCommand({
@@ -23,13 +10,7 @@ export const seedDemo = defineCommand({
   flags: {},
   schema: z.object({}),
   async run(ctx, _flags) {
-    const company = (await Company.findOne({ where: { slug: DEMO_SLUG } })) ?? (await createDemoWorkspace());
-    const users: User[] = [];
-    for (const demo of DEMO_USERS) {
-      users.push((await findUserByEmail(demo.email)) ?? (await createUser(company, { ...demo, password: DEMO_PASSWORD })));
-    }
-    const chatbot =
-      (await Chatbot.findOne({ where: { companyId: company.id }, order: [['id', 'ASC']] })) ?? (await createDemoChatbot(ctx, company));
+    const { company, users, chatbot } = await ensureDemo(ctx);
     const { plain } = await issueToken(users[0]!, 'api', { name: 'demo' });
     const base = ctx.config.appUrl;
     return {
@@ -50,12 +31,3 @@ export const seedDemo = defineCommand({
   },
 });
 
-async function createDemoWorkspace(): Promise<Company> {
-  const { company } = await createWorkspace({ name: 'Parley Demo', plan: 'pro', portalEnabled: true });
-  return company;
-}
-
-async function createDemoChatbot(ctx: AppContext, company: Company): Promise<Chatbot> {
-  const { chatbot } = await createChatbot(company, { name: 'Demo Assistant', liveVisitors: true }, ctx.secrets);
-  return chatbot;
-}

@@ -25,7 +25,8 @@ export async function createRealtime(httpServer: HttpServer, ctx: AppContext): P
   const fanOut = config.redisUrl ? await redisFanOut(config.redisUrl, config.redisPrefix, logger) : localFanOut();
   const io: RealtimeServer = new Server(httpServer, {
     path: REALTIME_PATH,
-    serveClient: false,
+    // The widget loads the Socket.IO client from here (/socket.io/socket.io.min.js) only once a conversation exists.
+    serveClient: true,
     maxHttpBufferSize: MAX_CLIENT_PACKET_BYTES,
     // Widgets connect from customers' sites; credentials travel in the auth payload, never in cookies.
     cors: { origin: '*' },

@@ -1,15 +1,56 @@
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Router } from 'express';
+import { gzipSync } from 'node:zlib';
+import { Router, type Request, type Response } from 'express';
 import { DEFAULT_LOGO_PATH } from '../domain/accounts/brand';
+import { widgetSnippet } from '../domain/chatbots/widgetSnippet';
+import type { Chatbot } from '../models';
 
 /** Where the browser-side files live: `client/` at the project root (beside `dist/`). */
 export const CLIENT_DIR = join(__dirname, '..', '..', '..', 'client');
 
-/** Static files browsers load from this server: the default brand logo. */
-export function assetRoutes(): Router {
+/** The demo page's chatbot, present in single-node mode only. */
+export interface AssetOptions {
+  appUrl: string;
+  demo?: Pick<Chatbot, 'publicKey' | 'name'>;
+}
+
+/** Files browsers load from this server: the embed script, the default brand logo, and the demo page. */
+export function assetRoutes(options: AssetOptions): Router {
   const router = Router();
-  router.get(DEFAULT_LOGO_PATH, (_req, res) => {
-    res.sendFile(join(CLIENT_DIR, 'brand', 'logo.svg'), { maxAge: '1d' });
-  });
+  const widget = staticText(join(CLIENT_DIR, 'widget', 'widget.js'), 'application/javascript; charset=utf-8');
+  // The snippet's URL carries no version, so browsers recheck often (ETag makes that a 304).
+  router.get('/widget.js', (req, res) => widget(req, res, 'public, max-age=300'));
+  router.get(DEFAULT_LOGO_PATH, (_req, res) => res.sendFile(join(CLIENT_DIR, 'brand', 'logo.svg'), { maxAge: '1d' }));
+  if (options.demo) {
+    const html = demoPage(options.appUrl, options.demo);
+    router.get('/', (_req, res) => res.type('html').setHeader('Cache-Control', 'no-cache').send(html));
+  }
   return router;
+}
+
+/** Serves a file read once at start: gzipped when the client accepts it, with a content ETag. */
+function staticText(path: string, contentType: string) {
+  const body = readFileSync(path);
+  const gzipped = gzipSync(body, { level: 9 });
+  const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
+  return (req: Request, res: Response, cacheControl: string) => {
+    res.setHeader('Content-Type', contentType);
+    res.setHeader('Cache-Control', cacheControl);
+    res.setHeader('ETag', etag);
+    res.setHeader('Vary', 'Accept-Encoding');
+    // Any site embeds the script; it is public, so any origin may also fetch it.
+    res.setHeader('Access-Control-Allow-Origin', '*');
+    if (req.headers['if-none-match'] === etag) return void res.status(304).end();
+    const gzip = /\bgzip\b/.test(String(req.headers['accept-encoding'] ?? ''));
+    if (gzip) res.setHeader('Content-Encoding', 'gzip');
+    res.end(gzip ? gzipped : body);
+  };
+}
+
+function demoPage(appUrl: string, demo: Pick<Chatbot, 'publicKey' | 'name'>): string {
+  const escape = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+  const values: Record<string, string> = { BASE: appUrl, KEY: demo.publicKey, NAME: demo.name, SNIPPET: widgetSnippet(appUrl, demo.publicKey) };
+  return readFileSync(join(CLIENT_DIR, 'demo', 'index.html'), 'utf8').replace(/\{\{(\w+)\}\}/g, (_, name: string) => escape(values[name] ?? ''));
 }

@@ -1,9 +1,8 @@
 import { strict as assert } from 'node:assert';
 import { resolve } from 'node:path';
-import { TEST_ENV } from '../support/env';
+import { Deployment } from '../support/cluster/deployment';
 import { request } from '../support/http';
-import * as make from '../support/factories';
-import { childEnv, ROOT, Running } from '../support/processes';
+import { cliOk, ROOT, Running } from '../support/processes';
 import { connect, Inbox, subscribe } from '../support/sockets';
 
 const CONTROLLED_NODE = resolve(ROOT, 'dist/test/support/cluster/nodeMain.js');
@@ -11,19 +10,24 @@ const CONTROLLED_NODE = resolve(ROOT, 'dist/test/support/cluster/nodeMain.js');
 // Its own process: models are bound to one Sequelize per process, so a second in-process node would unbind the suite's.
 describe('realtime in single-node mode (no REDIS_URL: Socket.IO in-memory adapter)', () => {
   let node: Running | undefined;
+  let deployment: Deployment | undefined;
   after(async () => {
     if (node?.running) node.child.kill('SIGKILL');
+    await deployment?.destroy();
   });
 
   it('authorizes, subscribes and delivers within the one process, and exits 0 on SIGTERM with a socket open', async function () {
     this.timeout(30_000);
-    node = new Running(CONTROLLED_NODE, [], { env: childEnv({ ...TEST_ENV, PORT: '0', LOG_LEVEL: 'info' }, ['REDIS_URL']) });
+    // Its own database too: a single node fences all 1024 shards, which would unseat the suite's cluster node.
+    deployment = await Deployment.create({ singleNode: true });
+    node = new Running(CONTROLLED_NODE, [], { env: deployment.env() });
     const started = await node.waitForLog((entry) => entry.msg === 'listening', 20_000);
     assert.equal(started.mode, 'single-node');
     const url = `http://127.0.0.1:${String(started.port)}`;
     const control = `http://127.0.0.1:${String((await node.waitForLog((entry) => entry.msg === 'control listening', 5000)).port)}`;
-    const { company, owner } = await make.workspace();
-    const token = await make.token(owner, 'agent');
+    const created = await cliOk(['workspace', 'create', '--name', 'Solo', '--owner-email', 'solo@example.test', '--owner-password', 'password-123'], deployment.env());
+    const company = created.company as { id: number };
+    const token = (await cliOk(['token', 'create', '--user', 'solo@example.test', '--ability', 'agent'], deployment.env())).token as string;
     const channel = `private-company.${company.id}`;
 
     const socket = await connect(url, { token });

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import type { PlanName } from '../../config/plans';
 import type { RoleName, TokenAbility } from '../../config/roles';
 import { Chatbot, Company, Conversation, KnowledgeSource, Message, User, type ConversationStatus, type KnowledgeSourceStatus, type KnowledgeSourceType, type MessageRole } from '../../src/models';
@@ -6,6 +6,8 @@ import { createWorkspace } from '../../src/domain/accounts/createWorkspace';
 import { createUser } from '../../src/domain/accounts/createUser';
 import { issueToken } from '../../src/domain/accounts/tokens';
 import { createChatbot } from '../../src/domain/chatbots/createChatbot';
+import { saveProviderKey } from '../../src/domain/providerKeys/providerKeys';
+import type { ProviderSlug } from '../../config/providers';
 import { server } from './hooks';
 
 const unique = () => randomBytes(4).toString('hex');
@@ -79,4 +81,21 @@ export function knowledgeSource(
     sourceUrl: type === 'url' || type === 'page' ? `https://example.test/${unique()}` : null,
     ...(options.createdAt && { createdAt: options.createdAt }),
   });
+}
+
+/** Stores a provider key for the workspace (sealed, as the portal does). */
+export function providerKey(company: Company, provider: ProviderSlug = 'openai', key = `sk-test-${unique()}`): Promise<unknown> {
+  return saveProviderKey(company.id, provider, key, server().ctx.secrets);
+}
+
+/** The chatbot's identity secret, unsealed (the CLI shows it once at creation). */
+export async function chatbotIdentitySecret(bot: Chatbot): Promise<string> {
+  return server().ctx.secrets.open(bot.identitySecretEncrypted);
+}
+
+/** A widget identity JWT signed with HS256 (or an unsigned one with alg `none`). */
+export function identityToken(secret: string, claims: Record<string, unknown>, alg = 'HS256'): string {
+  const part = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+  const body = `${part({ alg, typ: 'JWT' })}.${part(claims)}`;
+  return `${body}.${alg === 'none' ? '' : createHmac('sha256', secret).update(body).digest('base64url')}`;
 }

@@ -4,11 +4,13 @@ import { createLogger } from '../../src/logger';
 import { connectDatabase } from '../../src/db/connect';
 import { migrate } from '../../src/db/migrate';
 import { startWeb, type RunningWeb } from '../../src/web';
+import { startFakeLlm, type FakeLlm } from './fakeLlm';
 import { withClient } from './pg';
 import { PROBE_TABLE, probeBehaviour } from './actors/probe';
 import { REDIS_URL, TEST_DATABASE, TEST_ENV, TEST_REDIS_PREFIX } from './env';
 
 let web: RunningWeb | undefined;
+let llm: FakeLlm | undefined;
 
 /** The server every integration test talks to: real HTTP on a random port, real Postgres and Redis. */
 export function server(): RunningWeb {
@@ -16,12 +18,22 @@ export function server(): RunningWeb {
   return web;
 }
 
+/**
+ * The fake LLM the test server's providers point at (every slug's base URL). No platform key is set:
+ * a workspace that stores a key gets the fake; one without gets the extractive responder.
+ */
+export function fakeLlm(): FakeLlm {
+  if (!llm) throw new Error('fake LLM not started');
+  return llm;
+}
+
 /** Root hooks: one fresh database per run, migrated by the real migration code, dropped afterwards. */
 export const mochaHooks = {
   async beforeAll(this: Mocha.Context) {
     this.timeout(60_000);
     await withClient((client) => client.query(`CREATE DATABASE ${TEST_DATABASE}`));
-    const config = loadConfig({ ...TEST_ENV, PORT: '0' });
+    llm = await startFakeLlm();
+    const config = loadConfig({ ...TEST_ENV, ...llm.envFor(), PROVIDER_TIMEOUT_MS: '3000', PORT: '0' });
     const logger = createLogger(config.logLevel);
     const db = await connectDatabase(config, logger);
     await migrate(db.sequelize, logger);
@@ -33,6 +45,7 @@ export const mochaHooks = {
   async afterAll(this: Mocha.Context) {
     this.timeout(30_000);
     await web?.stop();
+    await llm?.close();
     await withClient((client) => client.query(`DROP DATABASE IF EXISTS ${TEST_DATABASE} WITH (FORCE)`));
     const redis = new Redis(REDIS_URL);
     const keys = await redis.keys(`${TEST_REDIS_PREFIX}*`);

@@ -1,5 +1,5 @@
 import { QueryTypes } from 'sequelize';
-import { Chatbot, KnowledgeSource } from '../../models';
+import { Chatbot, Company, KnowledgeSource } from '../../models';
 import { notFound } from '../../errors';
 
 /** A chatbot of this workspace by public key; 404 alike for a missing key and another workspace's. */
@@ -43,3 +43,13 @@ export async function countsOf(chatbotIds: number[]): Promise<Map<number, Chatbo
 }
 
 export const countsOfChatbot = async (chatbotId: number): Promise<ChatbotCounts> => (await countsOf([chatbotId])).get(chatbotId)!;
+
+/**
+ * The chatbot behind a widget key, with its workspace. SPEC.md: a disabled chatbot answers exactly
+ * like an unknown key (404), and so does one whose workspace is suspended.
+ */
+export async function findWidgetChatbot(publicKey: string): Promise<Chatbot & { company: Company }> {
+  const chatbot = await Chatbot.findOne({ where: { publicKey, isActive: true }, include: [{ model: Company, as: 'company' }] });
+  if (!chatbot?.company || chatbot.company.suspendedAt) throw notFound('Chatbot');
+  return chatbot as Chatbot & { company: Company };
+}

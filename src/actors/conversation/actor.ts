@@ -1,0 +1,57 @@
+import type { ActorDeps } from '../kinds';
+import type { ActivationEnv } from '../runtime/behaviour';
+import { notFound } from '../../errors';
+import { Chatbot, Company, type Conversation } from '../../models';
+import type { ConversationView } from './protocol';
+import type { ConversationRecord } from './record';
+import { conversationEventData, viewOf } from './view';
+
+export type ChatbotWithCompany = Chatbot & { company: Company };
+
+/** One live conversation: its record, the chatbot that answers in it, and the services its turns use. */
+export class ConversationActor {
+  private bot: ChatbotWithCompany | undefined;
+
+  constructor(
+    readonly env: ActivationEnv<'conversation'>,
+    readonly record: ConversationRecord,
+    readonly deps: ActorDeps,
+  ) {}
+
+  get id(): string {
+    return this.env.id;
+  }
+
+  /** The chatbot (with its workspace), loaded once per activation. */
+  async chatbot(chatbotId = this.record.row?.chatbotId): Promise<ChatbotWithCompany> {
+    if (this.bot && this.bot.id === chatbotId) return this.bot;
+    const found = chatbotId === undefined ? null : await Chatbot.findByPk(chatbotId, { include: [{ model: Company, as: 'company' }] });
+    if (!found?.company) throw notFound('Chatbot');
+    return (this.bot = found as ChatbotWithCompany);
+  }
+
+  get companyId(): number {
+    if (!this.bot) throw new Error('chatbot not loaded');
+    return this.bot.companyId;
+  }
+
+  /** The workspace's first-response target, which sets a waiting visitor's `wait_remaining`. */
+  get targetSeconds(): number {
+    return this.bot?.company.firstResponseTargetSeconds ?? 300;
+  }
+
+  /** The conversation this turn acts on; 404 when it does not exist (or is not the caller's to see). */
+  conversation(owner?: { chatbotId: number; visitorKey: string }): Conversation {
+    const row = this.record.row;
+    if (!row || (owner && (row.chatbotId !== owner.chatbotId || row.visitorKey !== owner.visitorKey))) throw notFound('Conversation');
+    return row;
+  }
+
+  view(): ConversationView {
+    return viewOf(this.conversation(), this.targetSeconds);
+  }
+
+  eventData(): Record<string, unknown> {
+    return conversationEventData(this.conversation(), this.targetSeconds);
+  }
+}

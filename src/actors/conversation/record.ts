@@ -1,0 +1,86 @@
+import type { InferAttributes, Transaction } from 'sequelize';
+import type { ActivationEnv } from '../runtime/behaviour';
+import { Conversation, ConversationEvent, Message, type EventSource } from '../../models';
+import type { RealtimeEmitter } from '../../realtime/emitter';
+import type { RealtimeEventName } from '../../realtime/events';
+
+type EventData = Record<string, unknown>;
+
+interface Outgoing {
+  channels: string[];
+  event: RealtimeEventName;
+  /** A function is read after commit, so it shows the conversation as written. */
+  data: EventData | (() => EventData);
+  seq: number;
+}
+
+/** One fenced write of a conversation: its rows, its new state, and the realtime events to send once it commits. */
+export class Unit {
+  readonly outgoing: Outgoing[] = [];
+  changes: Partial<InferAttributes<Conversation>> = {};
+
+  constructor(
+    readonly transaction: Transaction,
+    readonly conversation: Conversation,
+    private seq: number,
+  ) {}
+
+  get lastSeq(): number {
+    return this.seq;
+  }
+
+  change(changes: Partial<InferAttributes<Conversation>> | undefined): this {
+    if (changes) this.changes = { ...this.changes, ...changes };
+    return this;
+  }
+
+  /** Queues a realtime event; `seq` rises once per durable event of this conversation. */
+  emit(event: RealtimeEventName, channels: string[], data: Outgoing['data']): void {
+    this.outgoing.push({ channels, event, data, seq: ++this.seq });
+  }
+
+  addEvent(type: string, source: EventSource, userId: number | null = null): Promise<ConversationEvent> {
+    const { id, companyId } = this.conversation;
+    return ConversationEvent.create({ companyId, conversationId: id, type, source, userId }, { transaction: this.transaction });
+  }
+
+  addMessage(fields: Pick<Message, 'role' | 'content'> & Partial<Message>): Promise<Message> {
+    const { id, companyId } = this.conversation;
+    return Message.create({ ...fields, companyId, conversationId: id }, { transaction: this.transaction });
+  }
+}
+
+/**
+ * The conversation an actor owns, as loaded from Postgres, and the one way to change it: a write
+ * under the shard's fencing epoch, after which the in-memory row matches the database and the
+ * events go out in order. A write that fails leaves memory reloaded from the database.
+ */
+export class ConversationRecord {
+  constructor(
+    public row: Conversation | null,
+    private readonly env: ActivationEnv<'conversation'>,
+    private readonly realtime: RealtimeEmitter,
+  ) {}
+
+  async write<T>(create: (() => Conversation) | undefined, work: (unit: Unit) => Promise<T>): Promise<T> {
+    let unit: Unit | undefined;
+    try {
+      const result = await this.env.write(async (transaction) => {
+        const conversation = this.row ?? (await create!().save({ transaction }));
+        unit = new Unit(transaction, conversation, Number(conversation.seq));
+        const value = await work(unit);
+        await conversation.update({ ...unit.changes, seq: unit.lastSeq, version: conversation.version + 1 }, { transaction });
+        return { conversation, value };
+      });
+      this.row = result.conversation;
+      for (const { channels, event, data, seq } of unit!.outgoing) {
+        const payload = typeof data === 'function' ? data() : data;
+        for (const channel of channels) this.realtime.emit(channel, event, payload, seq);
+      }
+      return result.value;
+    } catch (error) {
+      await this.row?.reload().catch(() => undefined);
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,96 @@
+import { Message, type EventSource } from '../../models';
+import { presentMessageEvent } from '../../presenters/message';
+import { companyChannel, conversationChannel } from '../../realtime/channels';
+import { visitorActorId } from '../visitor/protocol';
+import type { ConversationActor } from './actor';
+import type { ConversationView } from './protocol';
+import * as moves from '../../domain/conversations/transitions';
+
+const SLA_REMINDER = 'sla';
+
+/** Applies one state move (if it applies) with its event, and tells everyone watching. */
+async function move(actor: ConversationActor, changes: moves.Changes | undefined, event: string | null, source: EventSource, userId: number | null = null): Promise<ConversationView> {
+  const conversation = actor.conversation();
+  await actor.chatbot();
+  if (changes) {
+    await actor.record.write(undefined, async (unit) => {
+      if (event) await unit.addEvent(event, source, userId);
+      unit.change(changes);
+      unit.emit('conversation.updated', [conversationChannel(conversation.publicId), companyChannel(conversation.companyId)], () => actor.eventData());
+    });
+  }
+  return actor.view();
+}
+
+/** The visitor asks for a person: the AI goes quiet, the wait starts, an SLA check is set for the target. */
+export async function requestHandoff(actor: ConversationActor, owner: { chatbotId: number; visitorKey: string }): Promise<ConversationView> {
+  const conversation = actor.conversation(owner);
+  await actor.chatbot();
+  // A closed conversation first reopens: asking for a person is the visitor coming back.
+  if (conversation.status === 'closed') await move(actor, moves.reopenByVisitor(conversation), 'reopened', 'visitor');
+  const now = new Date();
+  const changes = moves.requestHuman(actor.conversation(), now);
+  const view = await move(actor, changes, 'handoff_requested', 'visitor');
+  if (changes) await actor.env.remind({ type: 'slaCheck', requestedAt: now.toISOString() }, { key: SLA_REMINDER, delayMs: actor.targetSeconds * 1000 });
+  return view;
+}
+
+/** Still waiting when the target passed: the breach is recorded once. */
+export async function slaCheck(actor: ConversationActor, requestedAt: string): Promise<void> {
+  const conversation = actor.record.row;
+  if (!conversation || conversation.handoffState !== 'handoff_pending' || conversation.slaBreachedAt) return;
+  if (conversation.handoffRequestedAt?.toISOString() !== requestedAt) return;
+  await move(actor, { slaBreachedAt: new Date() }, 'sla_breach', 'system');
+}
+
+export async function takeover(actor: ConversationActor, userId: number): Promise<ConversationView> {
+  const conversation = actor.conversation();
+  const view = await move(actor, moves.takeOver(conversation, userId), 'human_connected', 'agent', userId);
+  await actor.env.cancelReminder(SLA_REMINDER);
+  return view;
+}
+
+/**
+ * An agent's reply takes the conversation over and is held for the visitor (delivered live, and on
+ * the next heartbeat). The same client id twice stores it once and answers `duplicate`.
+ */
+export async function agentReply(actor: ConversationActor, userId: number, text: string, clientId?: string): Promise<ConversationView & { messageId: number; duplicate: boolean }> {
+  const conversation = actor.conversation();
+  if (clientId) {
+    const earlier = await Message.findOne({ where: { conversationId: conversation.id, clientId }, attributes: ['id'] });
+    if (earlier) return { ...(await actorView(actor)), messageId: Number(earlier.id), duplicate: true };
+  }
+  await takeover(actor, userId);
+  const message = await actor.record.write(undefined, async (unit) => {
+    const stored = await unit.addMessage({ role: 'agent', content: text, authorUserId: userId, clientId: clientId ?? null });
+    unit.change({ messageCount: conversation.messageCount + 1, unreadCount: 0, lastMessagePreview: text.slice(0, 200), lastMessageAt: stored.createdAt });
+    unit.emit('message.created', [conversationChannel(conversation.publicId), companyChannel(conversation.companyId)], presentMessageEvent(stored, conversation.publicId));
+    return stored;
+  });
+  actor.deps.actors.tell('visitor', visitorActorId(conversation.companyId, conversation.visitorKey), { type: 'held', conversationId: conversation.publicId });
+  return { ...actor.view(), messageId: Number(message.id), duplicate: false };
+}
+
+async function actorView(actor: ConversationActor): Promise<ConversationView> {
+  await actor.chatbot();
+  return actor.view();
+}
+
+export const release = (actor: ConversationActor, userId: number) => move(actor, moves.release(actor.conversation()), 'released', 'agent', userId);
+
+export async function resolve(actor: ConversationActor, userId: number): Promise<ConversationView> {
+  const view = await move(actor, moves.resolve(actor.conversation(), new Date()), 'resolved', 'agent', userId);
+  await actor.env.cancelReminder(SLA_REMINDER);
+  return view;
+}
+
+export const reopen = (actor: ConversationActor, userId: number) => move(actor, moves.reopenByAgent(actor.conversation()), 'reopened', 'agent', userId);
+
+/** The widget's "new chat": idempotent; only the visitor who opened the conversation may close it. */
+export async function reset(actor: ConversationActor, owner: { chatbotId: number; visitorKey: string }): Promise<{ closed: true; conversationId: string }> {
+  const conversation = actor.conversation(owner);
+  // Not an agent's resolution, so no `resolved` event: the conversation simply ends (DECISIONS.md event types).
+  await move(actor, moves.closeByVisitor(conversation, new Date()), null, 'visitor');
+  await actor.env.cancelReminder(SLA_REMINDER);
+  return { closed: true, conversationId: conversation.publicId };
+}

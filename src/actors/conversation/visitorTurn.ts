@@ -1,0 +1,169 @@
+import { UniqueConstraintError } from 'sequelize';
+import { generateReply, type GeneratedReply } from '../../ai/reply';
+import { EXTRACTIVE_MODEL } from '../../domain/usage/pricing';
+import { ProviderError } from '../../ai/providers';
+import { historyBefore } from '../../domain/conversations/history';
+import { recordUsage } from '../../domain/usage/recordUsage';
+import { notFound } from '../../errors';
+import { Conversation, Message } from '../../models';
+import { presentMessageEvent } from '../../presenters/message';
+import { companyChannel, conversationChannel } from '../../realtime/channels';
+import type { Turn } from '../runtime/behaviour';
+import type { ConversationActor } from './actor';
+import { DeltaBatcher } from './deltas';
+import type { StoredAnswer, VisitorChunk, VisitorMessageInput, VisitorMessageReply } from './protocol';
+import { aiMayAnswer, reopenByVisitor } from '../../domain/conversations/transitions';
+
+const PREVIEW = 200;
+export const HELD_NOTE = 'A person has taken over this conversation; they will reply here.';
+export const WAITING_NOTE = 'The visitor asked for a person; the AI stays silent until an agent replies or releases the conversation.';
+
+/**
+ * A visitor message: stored (and the caller told, `meta`) before anything else, then answered by the
+ * AI only while the bot holds the conversation. A retry carrying the same client id finds the stored
+ * message and, if it was answered, that answer: a visitor message is never stored or answered twice.
+ */
+export async function visitorMessage(actor: ConversationActor, input: VisitorMessageInput, turn: Turn<VisitorChunk>): Promise<VisitorMessageReply> {
+  const existing = actor.record.row;
+  if (!existing && !input.create) throw notFound('Conversation');
+  if (existing && (existing.chatbotId !== input.chatbotId || existing.visitorKey !== input.visitorKey)) throw notFound('Conversation');
+  const chatbot = await actor.chatbot(input.chatbotId);
+
+  const stored = (existing && input.clientId && (await Message.findOne({ where: { conversationId: existing.id, clientId: input.clientId, role: 'visitor' } }))) || (await store(actor, input));
+  const conversation = actor.record.row!;
+  turn.emit({ event: 'meta', data: { conversation_id: conversation.publicId, visitor_message_id: Number(stored.id), status: conversation.status } });
+  const base = { ...actor.view(), visitorMessageId: Number(stored.id) };
+
+  const answered = await answerTo(stored.id);
+  if (answered) {
+    turn.emit({ event: 'delta', data: { delta: answered.content } });
+    return { ...base, outcome: 'answered', answer: answered };
+  }
+  if (!aiMayAnswer(conversation)) {
+    return { ...base, outcome: 'held', note: conversation.handoffState === 'handoff_pending' ? WAITING_NOTE : HELD_NOTE };
+  }
+
+  let reply: GeneratedReply;
+  const live = new DeltaBatcher((delta) =>
+    actor.deps.realtime.emit(conversationChannel(conversation.publicId), 'message.delta', { conversation_id: conversation.publicId, reply_to: Number(stored.id), delta }, Number(conversation.seq)),
+  );
+  try {
+    reply = await generateReply(actor.deps.ctx, {
+      chatbot,
+      question: stored.content,
+      history: await historyBefore(conversation.id, stored.id),
+      signal: turn.signal,
+      onDelta: (delta) => {
+        turn.emit({ event: 'delta', data: { delta } });
+        live.push(delta);
+      },
+    });
+  } catch (error) {
+    if (!(error instanceof ProviderError)) throw error;
+    return { ...base, outcome: 'failed', error: { status: error.status, code: error.code, message: error.message } };
+  } finally {
+    live.flush();
+  }
+  return { ...base, outcome: 'answered', answer: await storeAnswer(actor, stored, reply) };
+}
+
+function store(actor: ConversationActor, input: VisitorMessageInput): Promise<Message> {
+  const { record, id } = actor;
+  const create = record.row
+    ? undefined
+    : () =>
+        Conversation.build({
+          publicId: id,
+          companyId: actor.companyId,
+          chatbotId: input.chatbotId,
+          visitorKey: input.visitorKey,
+          channel: input.channel,
+        });
+  return record.write(create, async (unit) => {
+    const conversation = unit.conversation;
+    const isNew = !record.row;
+    const reopening = reopenByVisitor(conversation);
+    if (reopening) await unit.addEvent('reopened', 'visitor');
+    const message = await unit.addMessage({ role: 'visitor', content: input.text, clientId: input.clientId ?? null });
+    unit.change({
+      ...reopening,
+      ...visitorColumns(conversation, input),
+      unreadCount: conversation.unreadCount + 1,
+      messageCount: conversation.messageCount + 1,
+      lastMessagePreview: input.text.slice(0, PREVIEW),
+      lastMessageAt: message.createdAt,
+    });
+    const company = companyChannel(conversation.companyId);
+    if (isNew) unit.emit('conversation.created', [company], () => actor.eventData());
+    else if (reopening) unit.emit('conversation.updated', [conversationChannel(conversation.publicId), company], () => actor.eventData());
+    unit.emit('message.created', [conversationChannel(conversation.publicId), company], presentMessageEvent(message, conversation.publicId));
+    return message;
+  });
+}
+
+/** What the visitor told us about themselves, merged over what the conversation already knew. */
+function visitorColumns(conversation: Conversation, input: VisitorMessageInput) {
+  const details = { ...input.visitor, ...pickIdentity(input.identity) };
+  return {
+    ...(details.name && { visitorName: details.name }),
+    ...(details.email && { visitorEmail: details.email }),
+    ...(details.phone && { visitorPhone: details.phone }),
+    ...(input.identity && { identity: input.identity }),
+    ...(input.meta && { meta: { ...conversation.meta, ...input.meta } }),
+  };
+}
+
+/** A verified identity's details; only the claims it carries, so it never blanks what a form gave. */
+function pickIdentity(identity: Record<string, unknown> | undefined) {
+  const text = (value: unknown, max: number) => (typeof value === 'string' && value.trim() ? value.trim().slice(0, max) : undefined);
+  const details = { name: text(identity?.name, 255), email: text(identity?.email, 255), phone: text(identity?.phone, 64) };
+  return Object.fromEntries(Object.entries(details).filter(([, value]) => value !== undefined));
+}
+
+async function storeAnswer(actor: ConversationActor, question: Message, reply: GeneratedReply): Promise<StoredAnswer> {
+  try {
+    return await actor.record.write(undefined, async (unit) => {
+      const conversation = unit.conversation;
+      const message = await unit.addMessage({
+        role: 'assistant',
+        content: reply.text,
+        replyToId: question.id,
+        provider: reply.provider,
+        model: reply.model,
+        tokensIn: reply.tokensIn,
+        tokensOut: reply.tokensOut,
+        sources: reply.sources,
+      });
+      await recordUsage(
+        { companyId: conversation.companyId, chatbotId: conversation.chatbotId, conversationId: conversation.id, kind: 'reply', provider: reply.provider, model: reply.model, tokensIn: reply.tokensIn, tokensOut: reply.tokensOut },
+        unit.transaction,
+      );
+      unit.change({ messageCount: conversation.messageCount + 1, lastMessagePreview: reply.text.slice(0, PREVIEW), lastMessageAt: message.createdAt });
+      unit.emit('message.created', [conversationChannel(conversation.publicId), companyChannel(conversation.companyId)], presentMessageEvent(message, conversation.publicId));
+      return storedAnswer(message);
+    });
+  } catch (error) {
+    // Another owner of this conversation answered the same message first (the unique index says so): use theirs.
+    const theirs = error instanceof UniqueConstraintError ? await answerTo(question.id) : undefined;
+    if (theirs) return theirs;
+    throw error;
+  }
+}
+
+async function answerTo(messageId: number): Promise<StoredAnswer | undefined> {
+  const answer = await Message.findOne({ where: { replyToId: messageId, role: 'assistant' } });
+  return answer ? storedAnswer(answer) : undefined;
+}
+
+function storedAnswer(message: Message): StoredAnswer {
+  return {
+    id: Number(message.id),
+    content: message.content,
+    model: message.model ?? '',
+    provider: message.provider ?? '',
+    tokensIn: message.tokensIn ?? 0,
+    tokensOut: message.tokensOut ?? 0,
+    source: message.model === EXTRACTIVE_MODEL ? 'knowledge' : 'ai',
+    sources: message.sources ?? [],
+  };
+}

@@ -1,0 +1,207 @@
+import type { Sequelize } from 'sequelize';
+import type { ActivationEnv } from '../runtime/behaviour';
+import type { Actors } from '../runtime/router';
+import type { RealtimeEmitter } from '../../realtime/emitter';
+import { companyChannel } from '../../realtime/channels';
+import { HELD_BATCH, takeHeldMessages, type HeldMessage } from '../../domain/visitors/heldMessages';
+import { departureMs, isOnline } from '../../domain/visitors/presence';
+import { insertVisitor, type VisitorRecord } from '../../domain/visitors/records';
+import { latestOpenConversation, ownsConversation, type VisitorOnChatbot } from '../../domain/visitors/visitorConversations';
+import { presentHeldMessage } from '../../presenters/heldMessage';
+import { applyBeat } from './journey';
+import type { PresenceWriter } from './presenceWriter';
+import type { HeartbeatInput, HeartbeatReply, PresenceSnapshot } from './protocol';
+
+export interface VisitorServices {
+  sequelize: Sequelize;
+  realtime: RealtimeEmitter;
+  actors: Actors;
+  writer: PresenceWriter;
+  pollSeconds: number;
+}
+
+/** Visitor events are not part of any conversation, so they carry seq 0 (seq rises per conversation only). */
+const VISITOR_SEQ = 0;
+const DEPARTURE_REMINDER = 'departure';
+/** A non-null "latest open conversation" is re-read after this long: it may have been closed since. */
+const LATEST_TTL_MS = 30_000;
+/** Ownership answers remembered per activation; a widget rarely shows more than one or two conversations. */
+const OWNERSHIP_CACHE = 64;
+
+/**
+ * One visitor of one workspace, in memory: presence (online while beats arrive, gone after two
+ * silent intervals), the journey (page, page views, entry page, referrer, device), and the hand-over
+ * of messages held for the visitor. Postgres is the record, written behind by the PresenceWriter.
+ */
+export class VisitorActor {
+  /** Set on activation (a message may have been held while no actor was alive) and by `held`. */
+  private mayHaveHeld = true;
+  /** Public conversation id -> whether it is this visitor's (on the chatbot it was checked for). */
+  private readonly owned = new Map<string, boolean>();
+  /** Chatbot id -> the visitor's latest open conversation there, and when it was read. */
+  private readonly latest = new Map<number, { id: string | null; at: number }>();
+  private departureTimer: NodeJS.Timeout | undefined;
+  /** The beat (lastSeenAt) whose departure was announced, so a timer and a reminder never both announce it. */
+  private departedFor: number | null = null;
+  private closed = false;
+
+  constructor(
+    private readonly env: ActivationEnv<'visitor'>,
+    private readonly services: VisitorServices,
+    private record: VisitorRecord,
+  ) {
+    if (this.online(Date.now())) this.armDeparture();
+  }
+
+  async heartbeat(input: HeartbeatInput): Promise<HeartbeatReply> {
+    const { writer, sequelize } = this.services;
+    const now = Date.now();
+    const wasOnline = this.online(now);
+    const { next, newPage } = applyBeat(this.record, input, now);
+    if (next.id === null) {
+      next.id = await insertVisitor(sequelize, next);
+    } else {
+      writer.mark(next);
+      if (newPage) writer.pageView({ companyId: next.companyId, visitorId: next.id, url: next.page!, title: next.title, referrer: next.referrer, viewedAt: now });
+    }
+    this.record = next;
+    if (!wasOnline) this.announce('visitor.online');
+    this.armDeparture();
+
+    const owner: VisitorOnChatbot = { companyId: next.companyId, chatbotId: input.chatbotId, visitorKey: next.visitorKey };
+    const passed = input.conversationId ? await this.ownConversation(owner, input.conversationId.toLowerCase()) : undefined;
+    const held = this.mayHaveHeld || passed?.firstSeen ? await this.takeHeld(owner) : [];
+    const conversationId = await this.conversationFor(owner, passed?.id, held);
+    return { pollSeconds: this.services.pollSeconds, conversationId, messages: held.map(presentHeldMessage) };
+  }
+
+  held(): void {
+    this.mayHaveHeld = true;
+    // A held message may come from a conversation this actor has not heard of (an agent's invite).
+    this.latest.clear();
+  }
+
+  async presence(): Promise<PresenceSnapshot> {
+    const r = this.record;
+    const conversationId = r.chatbotId === null ? null : await this.latestOpen({ companyId: r.companyId, chatbotId: r.chatbotId, visitorKey: r.visitorKey });
+    const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+    return {
+      online: this.online(Date.now()),
+      chatbotId: r.chatbotId,
+      page: r.page,
+      title: r.title,
+      referrer: r.referrer,
+      entryPage: r.entryPage,
+      pageViews: r.pageViews,
+      firstSeen: iso(r.firstSeenAt),
+      lastSeen: iso(r.lastSeenAt),
+      device: r.device,
+      browser: r.browser,
+      os: r.os,
+      country: r.country,
+      conversationId,
+    };
+  }
+
+  /** The departure check for the beat at `lastSeen`: announces it unless a newer beat came. */
+  depart(lastSeen: number): void {
+    const current = this.record.lastSeenAt;
+    if (current === null || current > lastSeen || this.departedFor === current) return;
+    if (this.online(Date.now())) return this.armDeparture();
+    this.departedFor = current;
+    this.announce('visitor.offline');
+  }
+
+  /**
+   * Passivation or a shard move: the last state goes to Postgres before the shard's next owner can
+   * load it, and a visitor still online gets a durable reminder, so their departure is announced
+   * by whichever node owns them when it is due.
+   */
+  async deactivate(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.departureTimer);
+    const lastSeen = this.record.lastSeenAt;
+    const now = Date.now();
+    if (lastSeen !== null && this.online(now) && this.departedFor !== lastSeen) {
+      const delayMs = lastSeen + departureMs(this.services.pollSeconds) - now;
+      await this.env.remind({ type: 'depart', lastSeen }, { key: DEPARTURE_REMINDER, delayMs }).catch((error: unknown) =>
+        this.env.logger.warn({ err: error, visitor: this.env.id }, 'could not schedule the departure reminder'),
+      );
+    }
+    await this.services.writer.flush();
+  }
+
+  private online(now: number): boolean {
+    return isOnline(this.record.lastSeenAt, now, this.services.pollSeconds);
+  }
+
+  private announce(event: 'visitor.online' | 'visitor.offline'): void {
+    const r = this.record;
+    const data = { id: r.visitorKey, chatbot_id: r.chatbotId, page: r.page, title: r.title, online: event === 'visitor.online' };
+    this.services.realtime.emit(companyChannel(r.companyId), event, data, VISITOR_SEQ);
+  }
+
+  /**
+   * One timer per visitor, not one per beat: when it fires after newer beats it re-arms from the
+   * last one; when the visitor really fell silent it sends `depart` so the check runs as a turn.
+   */
+  private armDeparture(): void {
+    if (this.departureTimer || this.closed) return;
+    const lastSeen = this.record.lastSeenAt;
+    if (lastSeen === null) return;
+    const due = lastSeen + departureMs(this.services.pollSeconds) - Date.now();
+    this.departureTimer = setTimeout(() => {
+      this.departureTimer = undefined;
+      if (this.closed) return;
+      if (this.online(Date.now())) return this.armDeparture();
+      const seen = this.record.lastSeenAt!;
+      this.services.actors.tell('visitor', this.env.id, { type: 'depart', lastSeen: seen });
+    }, Math.max(0, due));
+    this.departureTimer.unref();
+  }
+
+  /** Whether the widget's conversation is this visitor's; `firstSeen` when this actor had not checked it before. */
+  private async ownConversation(owner: VisitorOnChatbot, id: string): Promise<{ id: string; firstSeen: boolean } | undefined> {
+    const known = this.owned.get(id);
+    if (known !== undefined) return known ? { id, firstSeen: false } : undefined;
+    const mine = await ownsConversation(this.services.sequelize, owner, id);
+    if (this.owned.size >= OWNERSHIP_CACHE) this.owned.clear();
+    this.owned.set(id, mine);
+    return mine ? { id, firstSeen: true } : undefined;
+  }
+
+  private async takeHeld(owner: VisitorOnChatbot): Promise<HeldMessage[]> {
+    const held = await takeHeldMessages(this.services.sequelize, owner);
+    // A full batch may have left more behind: look again on the next beat.
+    this.mayHaveHeld = held.length >= HELD_BATCH;
+    for (const message of held) this.owned.set(message.conversationId, true);
+    return held;
+  }
+
+  /**
+   * The conversation the widget should show: one the visitor did not name but has messages waiting
+   * in (an agent invited them), else the one it named, else the newest open one on this chatbot.
+   */
+  private async conversationFor(owner: VisitorOnChatbot, passed: string | undefined, held: HeldMessage[]): Promise<string | null> {
+    const invited = held.findLast((message) => message.conversationId !== passed)?.conversationId;
+    const chosen = invited ?? passed;
+    if (chosen) {
+      this.latest.set(owner.chatbotId, { id: chosen, at: Date.now() });
+      return chosen;
+    }
+    return this.latestOpen(owner);
+  }
+
+  /**
+   * Cached: "none" is kept until a `held` message says otherwise (a new conversation either comes from
+   * this widget, which then names it, or from an invite, which sends `held`); an id is re-read after
+   * LATEST_TTL_MS, since it may have been closed meanwhile.
+   */
+  private async latestOpen(owner: VisitorOnChatbot): Promise<string | null> {
+    const cached = this.latest.get(owner.chatbotId);
+    if (cached && (cached.id === null || Date.now() - cached.at < LATEST_TTL_MS)) return cached.id;
+    const id = await latestOpenConversation(this.services.sequelize, owner);
+    this.latest.set(owner.chatbotId, { id, at: Date.now() });
+    return id;
+  }
+}

@@ -1,0 +1,184 @@
+import { QueryTypes, type Sequelize } from 'sequelize';
+
+/**
+ * What the visitor actor keeps of a `visitors` row and writes back. Times are epoch milliseconds, so
+ * a record survives JSON (actor replies) and compares cheaply. Name, email, phone and timezone are
+ * not here: conversations fill them, and presence writes never touch them.
+ */
+export interface VisitorRecord {
+  /** `visitors.id`; null until the row exists. */
+  id: number | null;
+  companyId: number;
+  visitorKey: string;
+  chatbotId: number | null;
+  page: string | null;
+  title: string | null;
+  referrer: string | null;
+  entryPage: string | null;
+  country: string | null;
+  device: string | null;
+  browser: string | null;
+  os: string | null;
+  locale: string | null;
+  userAgent: string | null;
+  pageViews: number;
+  firstSeenAt: number | null;
+  lastSeenAt: number | null;
+}
+
+export interface PageViewRecord {
+  companyId: number;
+  visitorId: number;
+  url: string;
+  title: string | null;
+  referrer: string | null;
+  viewedAt: number;
+}
+
+interface VisitorRow {
+  id: string;
+  chatbot_id: number | null;
+  page: string | null;
+  title: string | null;
+  referrer: string | null;
+  entry_page: string | null;
+  country: string | null;
+  device: string | null;
+  browser: string | null;
+  os: string | null;
+  locale: string | null;
+  user_agent: string | null;
+  page_views: number;
+  first_seen_at: Date;
+  last_seen_at: Date;
+}
+
+/** The columns presence owns, in the order of every statement below. */
+const COLUMNS = 'company_id, chatbot_id, visitor_key, page, title, referrer, entry_page, country, device, browser, os, locale, user_agent, page_views, first_seen_at, last_seen_at';
+
+/** A record for a visitor never seen before. */
+export const blankVisitor = (companyId: number, visitorKey: string): VisitorRecord => ({
+  id: null,
+  companyId,
+  visitorKey,
+  chatbotId: null,
+  page: null,
+  title: null,
+  referrer: null,
+  entryPage: null,
+  country: null,
+  device: null,
+  browser: null,
+  os: null,
+  locale: null,
+  userAgent: null,
+  pageViews: 0,
+  firstSeenAt: null,
+  lastSeenAt: null,
+});
+
+export async function loadVisitor(sequelize: Sequelize, companyId: number, visitorKey: string): Promise<VisitorRecord> {
+  const [row] = await sequelize.query<VisitorRow>(
+    `SELECT id, chatbot_id, page, title, referrer, entry_page, country, device, browser, os, locale, user_agent, page_views, first_seen_at, last_seen_at
+       FROM visitors WHERE company_id = $1 AND visitor_key = $2`,
+    { bind: [companyId, visitorKey], type: QueryTypes.SELECT },
+  );
+  if (!row) return blankVisitor(companyId, visitorKey);
+  return {
+    id: Number(row.id),
+    companyId,
+    visitorKey,
+    chatbotId: row.chatbot_id,
+    page: row.page,
+    title: row.title,
+    referrer: row.referrer,
+    entryPage: row.entry_page,
+    country: row.country,
+    device: row.device,
+    browser: row.browser,
+    os: row.os,
+    locale: row.locale,
+    userAgent: row.user_agent,
+    pageViews: row.page_views,
+    firstSeenAt: new Date(row.first_seen_at).getTime(),
+    lastSeenAt: new Date(row.last_seen_at).getTime(),
+  };
+}
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+const valuesOf = (v: VisitorRecord) => [
+  v.companyId, v.chatbotId, v.visitorKey, v.page, v.title, v.referrer, v.entryPage, v.country, v.device, v.browser, v.os, v.locale, v.userAgent,
+  v.pageViews, iso(v.firstSeenAt ?? v.lastSeenAt), iso(v.lastSeenAt),
+];
+
+const UPDATE_SET = `chatbot_id = EXCLUDED.chatbot_id, page = EXCLUDED.page, title = EXCLUDED.title, referrer = EXCLUDED.referrer,
+  entry_page = EXCLUDED.entry_page, country = EXCLUDED.country, device = EXCLUDED.device, browser = EXCLUDED.browser, os = EXCLUDED.os,
+  locale = EXCLUDED.locale, user_agent = EXCLUDED.user_agent, page_views = EXCLUDED.page_views,
+  first_seen_at = LEAST(visitors.first_seen_at, EXCLUDED.first_seen_at), last_seen_at = EXCLUDED.last_seen_at, updated_at = now()`;
+
+/**
+ * The first heartbeat of a visitor with no row: written at once (so reads right after see the
+ * visitor) with the entry page view, in one statement. Returns the new row's id. A row that
+ * appeared meanwhile (another writer) is overwritten: this heartbeat is the newest news.
+ */
+export async function insertVisitor(sequelize: Sequelize, visitor: VisitorRecord): Promise<number> {
+  const [row] = await sequelize.query<{ visitor_id: string }>(
+    `WITH v AS (
+       INSERT INTO visitors (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
+       ON CONFLICT (company_id, visitor_key) DO UPDATE SET ${UPDATE_SET}
+       RETURNING id
+     )
+     INSERT INTO page_views (company_id, visitor_id, url, title, referrer, viewed_at)
+     SELECT $1, v.id, $4, $5, $6, $16 FROM v
+     RETURNING visitor_id`,
+    { bind: valuesOf(visitor), type: QueryTypes.SELECT },
+  );
+  if (!row) throw new Error(`visitor ${visitor.companyId}:${visitor.visitorKey} was not written`);
+  return Number(row.visitor_id);
+}
+
+/** Column arrays for `unnest`: one bind parameter per column however many rows, well under Postgres's 65,535. */
+function columns<T>(rows: readonly T[], pick: (row: T) => unknown[], width: number): unknown[][] {
+  const arrays: unknown[][] = Array.from({ length: width }, () => []);
+  for (const row of rows) pick(row).forEach((value, i) => arrays[i]!.push(value));
+  return arrays;
+}
+
+/**
+ * Write-behind flush: every dirty visitor and every new page view in ONE statement. A snapshot
+ * older than the row (a previous owner flushing late after a shard move) never overwrites it.
+ * Rows go in key order so two nodes' concurrent flushes lock rows in the same order (no deadlock).
+ * Rows of a workspace, chatbot or visitor deleted meanwhile are skipped, so one of them cannot fail
+ * the whole batch on a foreign key.
+ */
+export async function upsertVisitors(sequelize: Sequelize, visitors: readonly VisitorRecord[], views: readonly PageViewRecord[]): Promise<void> {
+  if (!visitors.length && !views.length) return;
+  const sorted = [...visitors].sort((a, b) => a.companyId - b.companyId || (a.visitorKey < b.visitorKey ? -1 : a.visitorKey > b.visitorKey ? 1 : 0));
+  const v = columns(sorted, valuesOf, 16);
+  const p = columns(views, (r) => [r.companyId, r.visitorId, r.url, r.title, r.referrer, iso(r.viewedAt)], 6);
+  await sequelize.query(
+    `WITH upserted AS (
+       INSERT INTO visitors (${COLUMNS})
+       SELECT v.company_id, CASE WHEN EXISTS (SELECT 1 FROM chatbots b WHERE b.id = v.chatbot_id) THEN v.chatbot_id END,
+              v.visitor_key, v.page, v.title, v.referrer, v.entry_page, v.country, v.device, v.browser, v.os, v.locale, v.user_agent,
+              v.page_views, v.first_seen_at, v.last_seen_at
+         FROM unnest($1::int[], $2::int[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[],
+                     $10::text[], $11::text[], $12::text[], $13::text[], $14::int[], $15::timestamptz[], $16::timestamptz[])
+              AS v(${COLUMNS})
+        WHERE EXISTS (SELECT 1 FROM companies c WHERE c.id = v.company_id)
+       ON CONFLICT (company_id, visitor_key) DO UPDATE SET ${UPDATE_SET}
+       WHERE visitors.last_seen_at <= EXCLUDED.last_seen_at
+       RETURNING 1
+     ), viewed AS (
+       INSERT INTO page_views (company_id, visitor_id, url, title, referrer, viewed_at)
+       SELECT p.company_id, p.visitor_id, p.url, p.title, p.referrer, p.viewed_at
+         FROM unnest($17::int[], $18::bigint[], $19::text[], $20::text[], $21::text[], $22::timestamptz[])
+              WITH ORDINALITY AS p(company_id, visitor_id, url, title, referrer, viewed_at, n)
+        WHERE EXISTS (SELECT 1 FROM visitors x WHERE x.id = p.visitor_id)
+        ORDER BY p.n -- ids in the order the pages were seen (a semi-join may reorder rows)
+       RETURNING 1
+     )
+     SELECT (SELECT count(*) FROM upserted) AS visitors, (SELECT count(*) FROM viewed) AS views`,
+    { bind: [...v, ...p], type: QueryTypes.SELECT },
+  );
+}

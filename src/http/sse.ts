@@ -1,0 +1,42 @@
+import type { Response } from 'express';
+
+const KEEPALIVE_MS = 15_000;
+
+/**
+ * A Server-Sent Events answer: `event:` and `data:` (JSON) lines per event, an `id:` per event, and
+ * a comment every 15 s so proxies and load balancers keep an idle stream open.
+ */
+export class SseStream {
+  private nextId = 1;
+  private readonly keepalive: NodeJS.Timeout;
+
+  constructor(private readonly res: Response) {
+    res.status(200);
+    res.setHeader('Content-Type', 'text/event-stream; charset=utf-8');
+    res.setHeader('Cache-Control', 'no-cache, no-transform');
+    res.setHeader('Connection', 'keep-alive');
+    // nginx buffers proxied responses unless told not to; a buffered stream is no stream.
+    res.setHeader('X-Accel-Buffering', 'no');
+    res.flushHeaders();
+    this.keepalive = setInterval(() => this.write(': keepalive\n\n'), KEEPALIVE_MS);
+    res.on('close', () => clearInterval(this.keepalive));
+  }
+
+  /** Whether the client is still there to read. */
+  get open(): boolean {
+    return !this.res.writableEnded && !this.res.destroyed;
+  }
+
+  send(event: string, data: unknown): void {
+    this.write(`id: ${this.nextId++}\nevent: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+  }
+
+  end(): void {
+    clearInterval(this.keepalive);
+    if (this.open) this.res.end();
+  }
+
+  private write(text: string): void {
+    if (this.open) this.res.write(text);
+  }
+}

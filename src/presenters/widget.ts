@@ -1,0 +1,27 @@
+import { waitRemaining } from '../domain/conversations/transitions';
+import { resolveBranding, type StoredBranding } from '../domain/chatbots/branding';
+import { prechatOf } from '../domain/chatbots/prechat';
+import type { Chatbot, Conversation, Message } from '../models';
+import { presentWidgetMessage } from './message';
+
+export const presentWidgetConfig = (chatbot: Chatbot, realtimeUrl: string, pollSeconds: number) => {
+  const { identityRequired, ...prechat } = prechatOf(chatbot);
+  return {
+    public_key: chatbot.publicKey,
+    name: chatbot.name,
+    welcome_message: chatbot.welcomeMessage,
+    branding: resolveBranding(chatbot.branding as StoredBranding),
+    prechat,
+    identity_required: identityRequired,
+    realtime: { transport: 'socket.io', url: realtimeUrl, path: '/socket.io' },
+    poll_seconds: pollSeconds,
+  };
+};
+
+/** The second state endpoint's shape; the first adds `conversation_id` in front. */
+export const presentWidgetState = (conversation: Conversation, messages: Message[], targetSeconds: number) => ({
+  status: conversation.status,
+  handoff_state: conversation.handoffState,
+  wait_remaining: waitRemaining(conversation, targetSeconds, new Date()),
+  messages: messages.map(presentWidgetMessage),
+});

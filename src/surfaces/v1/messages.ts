@@ -1,0 +1,38 @@
+import { randomUUID } from 'node:crypto';
+import { Router, type Request } from 'express';
+import { z } from 'zod';
+import type { Actors } from '../../actors/runtime/router';
+import { findChatbot } from '../../domain/chatbots/findChatbot';
+import { assertAllowance } from '../../domain/usage/allowance';
+import { AppError } from '../../errors';
+import { authOf, requireAbility } from '../../http/authenticate';
+import { notBlank, parse } from '../../http/validate';
+import { ANSWER_TIMEOUT_MS } from '../../actors/conversation/behaviour';
+
+export const sendMessageBody = z.object({
+  message: z.string().max(4000).refine(notBlank, 'The message field must not be empty or only whitespace.'),
+  visitor_id: z.string().max(100).refine(notBlank, 'The visitor id field is required.'),
+  conversation_id: z.uuid().optional(),
+  meta: z.record(z.string().max(100), z.unknown()).refine((value) => JSON.stringify(value).length <= 16_000, 'The meta field must be at most 16000 characters as JSON.').optional(),
+});
+
+/** Send message: the same conversation actor as the widget, answered whole in one JSON response. */
+export function messageRoutes(actors: Actors): Router {
+  return Router().post('/chatbots/:key/messages', requireAbility('handle-conversations'), async (req: Request<{ key: string }>, res) => {
+    const { company } = authOf(req);
+    const chatbot = await findChatbot(company.id, req.params.key);
+    const body = parse(sendMessageBody, req.body);
+    await assertAllowance(company);
+    const reply = await actors.ask(
+      'conversation',
+      body.conversation_id ?? randomUUID(),
+      { type: 'visitorMessage', chatbotId: chatbot.id, visitorKey: body.visitor_id.trim(), text: body.message, create: !body.conversation_id, channel: 'api', meta: body.meta },
+      { timeoutMs: ANSWER_TIMEOUT_MS },
+    );
+    const conversation = { conversation_id: reply.conversationId, status: reply.status };
+    if (reply.outcome === 'failed') throw new AppError(reply.error.status, reply.error.code, reply.error.message, { body: conversation });
+    if (reply.outcome === 'held') return void res.json({ ...conversation, reply: null, note: reply.note });
+    const { answer } = reply;
+    res.json({ ...conversation, reply: { id: answer.id, content: answer.content, model: answer.model, tokens_in: answer.tokensIn, tokens_out: answer.tokensOut } });
+  });
+}

@@ -1,0 +1,53 @@
+import { Router, type Request } from 'express';
+import type { Actors } from '../../actors/runtime/router';
+import type { AppContext } from '../../context';
+import { findWidgetChatbot } from '../../domain/chatbots/findChatbot';
+import { latestVisitorConversation, messagesAfter, visitorConversation, type VisitorOwner } from '../../domain/conversations/widgetReads';
+import { rateLimit } from '../../http/rateLimit';
+import { parse } from '../../http/validate';
+import { presentWidgetState } from '../../presenters/widget';
+import { conversationBody, stateQuery } from './schemas';
+
+/** The visitor's own conversation: the two state reads (DECISIONS.md), reset and handoff. */
+export function conversationRoutes(ctx: AppContext, actors: Actors): Router {
+  const router = Router();
+  const limit = (name: string, points: number) => rateLimit(ctx.limiters, { name, points, duration: 60, by: 'ip' });
+
+  router.get('/:key/conversation', limit('widget-state', 120), async (req: Request<{ key: string }>, res) => {
+    const chatbot = await findWidgetChatbot(req.params.key);
+    const query = parse(stateQuery, req.query);
+    const conversation = await latestVisitorConversation(ownerOf(chatbot.id, query.visitor_id));
+    const state = presentWidgetState(conversation, await messagesAfter(conversation.id), chatbot.company.firstResponseTargetSeconds);
+    res.json({ conversation_id: conversation.publicId, ...state });
+  });
+
+  router.get('/:key/conversations/:conversation', limit('widget-state', 120), async (req: Request<{ key: string; conversation: string }>, res) => {
+    const chatbot = await findWidgetChatbot(req.params.key);
+    const query = parse(stateQuery, req.query);
+    const conversation = await visitorConversation(ownerOf(chatbot.id, query.visitor_id), req.params.conversation);
+    res.json(presentWidgetState(conversation, await messagesAfter(conversation.id, query.after), chatbot.company.firstResponseTargetSeconds));
+  });
+
+  router.post('/:key/chat/reset', limit('widget-reset', 30), async (req: Request<{ key: string }>, res) => {
+    const chatbot = await findWidgetChatbot(req.params.key);
+    const body = parse(conversationBody, req.body);
+    const owner = ownerOf(chatbot.id, body.visitor_id);
+    await visitorConversation(owner, body.conversation_id);
+    const closed = await actors.ask('conversation', body.conversation_id, { type: 'reset', ...owner });
+    res.json({ closed: closed.closed, conversation_id: closed.conversationId });
+  });
+
+  router.post('/:key/handoff', limit('widget-handoff', 30), async (req: Request<{ key: string }>, res) => {
+    const chatbot = await findWidgetChatbot(req.params.key);
+    const body = parse(conversationBody, req.body);
+    const owner = ownerOf(chatbot.id, body.visitor_id);
+    await visitorConversation(owner, body.conversation_id);
+    const view = await actors.ask('conversation', body.conversation_id, { type: 'requestHandoff', ...owner });
+    res.json({ status: view.status, handoff_state: view.handoffState, wait_remaining: view.waitRemaining });
+  });
+
+  return router;
+}
+
+const ownerOf = (chatbotId: number, visitorId: string): VisitorOwner => ({ chatbotId, visitorKey: visitorId.trim() });
+

@@ -1,0 +1,66 @@
+import { Router, type Request } from 'express';
+import { z } from 'zod';
+import type { Actors } from '../../actors/runtime/router';
+import { visitorActorId, type HeartbeatReply } from '../../actors/visitor/protocol';
+import type { AppContext } from '../../context';
+import { rateLimit } from '../../http/rateLimit';
+import { parse } from '../../http/validate';
+import { heartbeatChatbot } from './heartbeatChatbot';
+import { visitorId } from './schemas';
+
+const httpUrl = z.url({ protocol: /^https?$/, error: 'The url field must be a valid URL.' }).max(2048);
+
+export const heartbeatBody = z.object({
+  visitor_id: visitorId,
+  url: httpUrl,
+  title: z.string().max(500).nullish(),
+  // document.referrer is '' when there is none, so empty is allowed (and means "none").
+  referrer: z.string().max(2048).nullish(),
+  conversation_id: z.uuid().nullish(),
+});
+
+const USER_AGENT_MAX = 1000;
+/** Country headers set by CDNs; `XX` (unknown) and `T1` (Tor) are not countries. */
+const COUNTRY_HEADERS = ['cf-ipcountry', 'x-country-code'] as const;
+const LOCALE = /^[A-Za-z]{2,8}(?:-[A-Za-z0-9]{1,8})*$/;
+
+/**
+ * `POST /widget/{key}/heartbeat`: the widget's beat every `poll_seconds`. Marks the visitor online,
+ * records the page, and hands over messages an agent left while the chat was closed.
+ */
+export function heartbeatRoutes(ctx: AppContext, actors: Actors): Router {
+  const limit = rateLimit(ctx.limiters, { name: 'widget-heartbeat', points: 240, duration: 60, by: 'ip' });
+  return Router().post('/:key/heartbeat', limit, async (req: Request<{ key: string }>, res) => {
+    const chatbot = await heartbeatChatbot(req.params.key);
+    const body = parse(heartbeatBody, req.body);
+    const visitorKey = body.visitor_id.trim();
+    const reply: HeartbeatReply = await actors.ask('visitor', visitorActorId(chatbot.companyId, visitorKey), {
+      type: 'heartbeat',
+      chatbotId: chatbot.id,
+      companyId: chatbot.companyId,
+      visitorKey,
+      url: body.url,
+      title: body.title ?? undefined,
+      referrer: body.referrer || undefined,
+      conversationId: body.conversation_id?.toLowerCase(),
+      userAgent: req.get('user-agent')?.slice(0, USER_AGENT_MAX) || undefined,
+      country: countryOf(req),
+      locale: localeOf(req.get('accept-language')),
+    });
+    res.json({ poll_seconds: reply.pollSeconds, conversation_id: reply.conversationId, messages: reply.messages });
+  });
+}
+
+function countryOf(req: Request): string | undefined {
+  for (const name of COUNTRY_HEADERS) {
+    const value = req.get(name)?.trim().toUpperCase();
+    if (value && /^[A-Z]{2}$/.test(value) && value !== 'XX') return value;
+  }
+  return undefined;
+}
+
+/** The browser's first preferred language ("en-US,en;q=0.9" -> "en-US"), when it is a sane tag. */
+function localeOf(header: string | undefined): string | undefined {
+  const first = header?.split(',')[0]?.split(';')[0]?.trim();
+  return first && first.length <= 35 && LOCALE.test(first) ? first : undefined;
+}

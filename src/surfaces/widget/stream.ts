@@ -1,0 +1,72 @@
+import { randomUUID } from 'node:crypto';
+import { Router, type Request, type Response } from 'express';
+import { ANSWER_TIMEOUT_MS } from '../../actors/conversation/behaviour';
+import type { VisitorChunk, VisitorMessageInput, VisitorMessageReply } from '../../actors/conversation/protocol';
+import type { Actors } from '../../actors/runtime/router';
+import type { ActorStream } from '../../actors/runtime/stream';
+import type { AppContext } from '../../context';
+import { findWidgetChatbot } from '../../domain/chatbots/findChatbot';
+import { prechatOf } from '../../domain/chatbots/prechat';
+import { verifyIdentity } from '../../domain/conversations/identity';
+import { assertAllowance } from '../../domain/usage/allowance';
+import { AppError, validationFailed } from '../../errors';
+import { rateLimit } from '../../http/rateLimit';
+import { SseStream } from '../../http/sse';
+import { parse } from '../../http/validate';
+import { streamBody } from './schemas';
+
+/** The `error` event codes of DECISIONS.md; anything else a client sees as `internal`. */
+const SSE_ERROR_CODES = new Set(['provider_unreachable', 'limit_reached', 'handoff']);
+
+export function streamRoutes(ctx: AppContext, actors: Actors): Router {
+  const limit = rateLimit(ctx.limiters, { name: 'widget-stream', points: 20, duration: 60, by: 'ip' });
+  return Router().post('/:key/stream', limit, async (req: Request<{ key: string }>, res) => {
+    const chatbot = await findWidgetChatbot(req.params.key);
+    const body = parse(streamBody, req.body);
+    const identity = body.identity ? verifyIdentity(body.identity, ctx.secrets.open(chatbot.identitySecretEncrypted)) : undefined;
+    if (!identity && prechatOf(chatbot).identityRequired) throw validationFailed({ identity: ['This chatbot needs a signed-in visitor (an identity token).'] });
+    await assertAllowance(chatbot.company);
+
+    const { visitor, ...meta } = body.meta ?? {};
+    const input: VisitorMessageInput = {
+      chatbotId: chatbot.id,
+      visitorKey: body.visitor_id.trim(),
+      text: body.message,
+      clientId: body.client_id,
+      create: !body.conversation_id,
+      channel: 'widget',
+      meta: Object.keys(meta).length ? meta : undefined,
+      visitor,
+      identity: identity && { ...identity },
+    };
+    const stream = actors.stream('conversation', body.conversation_id ?? randomUUID(), { type: 'visitorMessage', ...input }, { timeoutMs: ANSWER_TIMEOUT_MS });
+    await relay(stream, res);
+  });
+}
+
+/**
+ * Until the visitor's message is stored (the `meta` chunk) a failure is an ordinary JSON error;
+ * after that the answer is an event stream ending in `done` or `error`, never a silent hang.
+ */
+async function relay(stream: ActorStream<VisitorChunk, VisitorMessageReply>, res: Response): Promise<void> {
+  const chunks = stream[Symbol.asyncIterator]();
+  const first = await chunks.next(); // throws (404, 503 ...) before anything was sent
+  const sse = new SseStream(res);
+  try {
+    for (let next = first; !next.done; next = await chunks.next()) sse.send(next.value.chunk.event, next.value.chunk.data);
+    const reply = await stream.reply;
+    if (reply.outcome === 'answered') sse.send('done', { message_id: reply.answer.id, source: reply.answer.source, sources: reply.answer.sources });
+    else if (reply.outcome === 'held') sse.send('error', { message: reply.note, code: 'handoff' });
+    else sse.send('error', errorEvent(reply.error));
+  } catch (error) {
+    sse.send('error', errorEvent(error instanceof AppError ? error : { code: 'internal', message: '' }));
+  } finally {
+    sse.end();
+  }
+}
+
+function errorEvent(error: { code: string; message: string }) {
+  return SSE_ERROR_CODES.has(error.code)
+    ? { message: error.message, code: error.code }
+    : { message: 'The answer was interrupted. Your message was saved; reload the conversation to see where it stands.', code: 'internal' };
+}

@@ -1,0 +1,123 @@
+import { strict as assert } from 'node:assert';
+import { createServer } from 'node:net';
+import type { Browser, Page } from 'playwright-core';
+import { Conversation } from '../../src/models';
+import { launchBrowser } from '../support/browser';
+import { TEST_ENV } from '../support/env';
+import { fakeLlm, server } from '../support/hooks';
+import { childEnv, Running, SERVER } from '../support/processes';
+import { html, startSite, type TestSite } from '../support/site';
+import * as make from '../support/factories';
+
+const REPLY = 'Our shop ships worldwide within five working days.';
+
+/** A port nobody listens on now, so the node can be told its own public URL (APP_URL) before it starts. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+    probe.on('error', reject);
+  });
+}
+
+describe('widget.js in real Chromium', function () {
+  this.timeout(90_000);
+  let node: Running;
+  let base: string;
+  let browser: Browser;
+  let site: TestSite;
+  let bot: Awaited<ReturnType<typeof make.chatbot>>;
+  let owner: Awaited<ReturnType<typeof make.workspace>>['owner'];
+
+  before(async () => {
+    const port = await freePort();
+    base = `http://127.0.0.1:${port}`;
+    // A web node of the test server's cluster, whose public URL is its real address, so the browser reaches its Socket.IO.
+    node = new Running(SERVER, [], { env: childEnv({ ...TEST_ENV, ...fakeLlm().envFor(), PORT: String(port), APP_URL: base, NODE_ID: 'browser-node', LOG_LEVEL: 'info', VISITOR_POLL_SECONDS: '120' }) });
+    await node.waitForLog((entry) => entry.msg === 'listening', 30_000);
+    const tenant = await make.workspace();
+    owner = tenant.owner;
+    bot = await make.chatbot(tenant.company);
+    await make.providerKey(tenant.company, bot.provider);
+    // The shop's page lives on another origin than Parley, as on a customer's site.
+    site = await startSite({ '/': html(`<h1>Fjord Shop</h1><script src="${base}/widget.js" data-key="${bot.publicKey}" defer></script>`, '<title>Fjord Shop</title>') });
+    browser = await launchBrowser();
+  });
+  after(async () => {
+    await browser?.close();
+    await site?.close();
+    node?.child.kill('SIGTERM');
+    await node?.exitWithin(15_000);
+  });
+  beforeEach(() => fakeLlm().reset());
+
+  const widget = (page: Page, selector: string) => page.locator(`#parley-widget`).locator(selector);
+  const messages = (page: Page, role: string) => widget(page, `[data-parley="message"][data-role="${role}"]`);
+
+  async function openWidget(page: Page): Promise<void> {
+    await page.goto(site.url('/'));
+    await widget(page, '[data-parley="launcher"]').click();
+    await widget(page, '[data-parley="composer"]').waitFor();
+  }
+
+  async function sendText(page: Page, text: string): Promise<void> {
+    await widget(page, '[data-parley="composer"]').fill(text);
+    await widget(page, '[data-parley="send"]').click();
+  }
+
+  it('opens, sends, shows the streamed answer, and keeps the transcript across a reload', async () => {
+    const page = await browser.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (error) => errors.push(error.message));
+    fakeLlm().script({ reply: REPLY, delayMs: 30 });
+    await openWidget(page);
+    await sendText(page, 'Do you ship to Norway?');
+    await messages(page, 'assistant').filter({ hasText: REPLY }).waitFor({ timeout: 15_000 });
+    assert.equal(await messages(page, 'visitor').filter({ hasText: 'Do you ship to Norway?' }).count(), 1);
+
+    await page.reload();
+    await widget(page, '[data-parley="launcher"]').click();
+    await messages(page, 'assistant').filter({ hasText: REPLY }).waitFor({ timeout: 15_000 });
+    assert.equal(await messages(page, 'visitor').count(), 1, 'restored once, not duplicated');
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  it('shows an agent reply live, sent from another node of the cluster', async () => {
+    const page = await browser.newPage();
+    fakeLlm().script({ reply: 'Hello!' });
+    await openWidget(page);
+    // Heartbeats come every 120 s on this node, so a reply seen within seconds came over the socket.
+    // Socket.IO's CONNECT answer ("40...") means the widget's socket sits in its conversation's room.
+    const joined = new Promise<void>((resolve) =>
+      page.on('websocket', (ws) => ws.on('framereceived', (frame) => String(frame.payload).startsWith('40') && resolve())),
+    );
+    await sendText(page, 'Can a person help me?');
+    await messages(page, 'assistant').filter({ hasText: 'Hello!' }).waitFor({ timeout: 15_000 });
+    const conversationId = await page.evaluate<string | undefined>(`Object.entries(localStorage).find(([key]) => key.endsWith(':conversation'))?.[1]`);
+    assert.ok(conversationId, 'the widget keeps its conversation id');
+    const stored = await Conversation.findOne({ where: { publicId: conversationId! } });
+    assert.equal(stored?.chatbotId, bot.id);
+    // The widget loads the Socket.IO client once a conversation exists; reply as an agent once it is connected.
+    await joined;
+    await server().actors.ask('conversation', conversationId!, { type: 'agentReply', userId: owner.id, text: 'Hi, this is Sam from the shop.' });
+    await messages(page, 'agent').filter({ hasText: 'Hi, this is Sam from the shop.' }).waitFor({ timeout: 10_000 });
+    await page.close();
+  });
+
+  it('shows a message containing HTML as text, never as markup', async () => {
+    const page = await browser.newPage();
+    const hostile = '<img src=x onerror="window.__owned=1"><b>bold?</b>';
+    fakeLlm().script({ reply: `You wrote ${hostile}` });
+    await openWidget(page);
+    await sendText(page, hostile);
+    await messages(page, 'assistant').filter({ hasText: 'You wrote' }).waitFor({ timeout: 15_000 });
+    assert.equal((await messages(page, 'visitor').last().innerText()).trim(), hostile);
+    assert.ok((await messages(page, 'assistant').last().innerText()).includes(hostile));
+    assert.equal(await widget(page, '[data-parley="transcript"] img, [data-parley="transcript"] b').count(), 0);
+    assert.equal(await page.evaluate<number | undefined>('window.__owned'), undefined);
+    await page.close();
+  });
+});

@@ -1,0 +1,83 @@
+import { strict as assert } from 'node:assert';
+import { Deployment } from '../support/cluster/deployment';
+import type { ClusterNode } from '../support/cluster/node';
+import { fakeLlm, server } from '../support/hooks';
+import { cliOk } from '../support/processes';
+import { postStream } from '../support/sse';
+
+const REPLY = 'Every parcel is insured and tracked from our warehouse to your door.';
+
+describe('widget conversations across real web processes', function () {
+  this.timeout(120_000);
+  let deployment: Deployment;
+  let base: string;
+
+  before(async () => {
+    deployment = await Deployment.create();
+    const env = { ...fakeLlm().envFor(), PROVIDER_TIMEOUT_MS: '5000' };
+    await Promise.all([deployment.start('a', env), deployment.start('b', env)]);
+    await deployment.settled();
+    const { company } = (await cliOk(['workspace', 'create', '--name', 'Cluster Shop', '--plan', 'pro'], deployment.env())) as { company: { id: number } };
+    const { chatbot } = (await cliOk(['chatbot', 'create', '--company', String(company.id), '--name', 'Helper'], deployment.env())) as { chatbot: { public_key: string } };
+    // The nodes share TEST_ENV's APP_KEY with the test server, so a key sealed here opens there.
+    await deployment.query('INSERT INTO provider_keys (company_id, provider, key_encrypted, last_four) VALUES ($1, $2, $3, $4)', [company.id, 'openai', server().ctx.secrets.seal('sk-cluster-0001'), '0001']);
+    base = `/widget/${chatbot.public_key}`;
+  });
+  after(() => deployment?.destroy());
+  beforeEach(() => fakeLlm().reset());
+
+  const send = (node: ClusterNode, body: Record<string, unknown>) => postStream(`${base}/stream`, body, { 'X-Forwarded-For': `10.9.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}` }, node.url);
+  const otherThan = (node: ClusterNode) => deployment.live().find((n) => n !== node)!;
+
+  async function openConversation(visitor: string): Promise<string> {
+    fakeLlm().script({ reply: 'Hello!' });
+    const opened = await send(deployment.live()[0]!, { visitor_id: visitor, message: 'Hi' });
+    assert.equal(opened.events.at(-1)?.event, 'done', JSON.stringify(opened.events));
+    return opened.events[0]!.data.conversation_id;
+  }
+
+  it('streams a reply requested on one node from the conversation actor on another', async () => {
+    const conversationId = await openConversation('visitor-remote');
+    const owner = await deployment.ownerOf('conversation', conversationId);
+    fakeLlm().script({ reply: REPLY });
+    const reply = await send(otherThan(owner), { visitor_id: 'visitor-remote', message: 'Is it insured?', conversation_id: conversationId });
+    const names = reply.events.map((e) => e.event);
+    assert.deepEqual([names[0], names.at(-1)], ['meta', 'done']);
+    assert.equal(reply.events.filter((e) => e.event === 'delta').map((e) => e.data.delta).join(''), REPLY);
+    const rows = await deployment.query<{ role: string }>('SELECT m.role FROM messages m JOIN conversations c ON c.id = m.conversation_id WHERE c.public_id = $1 ORDER BY m.id', [conversationId]);
+    assert.deepEqual(rows.map((r) => r.role), ['visitor', 'assistant', 'visitor', 'assistant']);
+  });
+
+  it('ends the stream with an error when the owner dies mid-reply; catch-up shows what was stored; a retry answers once', async () => {
+    const visitor = 'visitor-crash';
+    const conversationId = await openConversation(visitor);
+    const owner = await deployment.ownerOf('conversation', conversationId);
+    const entry = otherThan(owner);
+    fakeLlm().script({ reply: REPLY, delayMs: 400 });
+
+    const streaming = send(entry, { visitor_id: visitor, message: 'Is it insured?', conversation_id: conversationId, client_id: 'retry-me' });
+    await new Promise((resolve) => setTimeout(resolve, 900)); // meta and a delta or two are out
+    await owner.kill('SIGKILL');
+    const started = Date.now();
+    const cut = await streaming;
+    assert.ok(Date.now() - started < 15_000, 'the stream ended instead of hanging');
+    assert.equal(cut.events[0]?.event, 'meta');
+    assert.equal(cut.events.at(-1)?.event, 'error', JSON.stringify(cut.events.map((e) => e.event)));
+    assert.equal(cut.events.at(-1)!.data.code, 'internal');
+
+    const state = await fetch(`${entry.url}${base}/conversations/${conversationId}?visitor_id=${visitor}`).then((r) => r.json() as Promise<{ messages: Array<{ role: string; content: string }> }>);
+    assert.deepEqual(state.messages.map((m) => m.role), ['visitor', 'assistant', 'visitor'], 'the stored question is there; no half answer');
+
+    await deployment.settled(30_000);
+    fakeLlm().script({ reply: REPLY });
+    const retried = await send(entry, { visitor_id: visitor, message: 'Is it insured?', conversation_id: conversationId, client_id: 'retry-me' });
+    assert.equal(retried.events.at(-1)?.event, 'done', JSON.stringify(retried.events));
+    assert.equal(retried.events[0]!.data.visitor_message_id, cut.events[0]!.data.visitor_message_id, 'the same visitor message');
+    const rows = await deployment.query<{ role: string; reply_to_id: string | null }>(
+      'SELECT m.role, m.reply_to_id FROM messages m JOIN conversations c ON c.id = m.conversation_id WHERE c.public_id = $1 ORDER BY m.id',
+      [conversationId],
+    );
+    assert.deepEqual(rows.map((r) => r.role), ['visitor', 'assistant', 'visitor', 'assistant']);
+    assert.equal(Number(rows[3]!.reply_to_id), cut.events[0]!.data.visitor_message_id);
+  });
+});
