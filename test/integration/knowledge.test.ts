@@ -10,8 +10,7 @@ import { trainDocument } from '../../src/domain/knowledge/trainDocument';
 import { AppError } from '../../src/errors';
 import { KnowledgeChunk, KnowledgeSource, type Chatbot } from '../../src/models';
 import { eventually } from '../support/eventually';
-import { childEnv, Running, ROOT } from '../support/processes';
-import { TEST_ENV } from '../support/env';
+import { startWorker, stopProcess, type Running } from '../support/processes';
 import { server } from '../support/hooks';
 import { html, startSite, type SitePage, type TestSite } from '../support/site';
 import * as make from '../support/factories';
@@ -185,12 +184,10 @@ describe('knowledge: retrieval, crawling, deletion, the indexing worker', () => 
     let site: TestSite;
     before(async () => {
       site = await startSite(shopSite('http://127.0.0.1:9'));
-      worker = new Running(`${ROOT}/dist/workers/index.js`, [], { env: childEnv({ ...TEST_ENV, CRAWL_ALLOW_PRIVATE: '1', LOG_LEVEL: 'info' }) });
-      await worker.waitForLog((entry) => entry.msg === 'worker ready', 20_000);
+      worker = await startWorker();
     });
     after(async () => {
-      worker?.child.kill('SIGTERM');
-      await worker?.exitWithin(10_000);
+      await stopProcess(worker);
       await site?.close();
     });
 

@@ -2,8 +2,7 @@ import { strict as assert } from 'node:assert';
 import { KnowledgeChunk, KnowledgeSource } from '../../src/models';
 import { eventually } from '../support/eventually';
 import { get, request } from '../support/http';
-import { TEST_ENV } from '../support/env';
-import { childEnv, ROOT, Running } from '../support/processes';
+import { startWorker, stopProcess, type Running } from '../support/processes';
 import { html, startSite, type TestSite } from '../support/site';
 import * as make from '../support/factories';
 import { portalTenant } from '../support/portal';
@@ -112,12 +111,10 @@ describe('portal: knowledge', () => {
     let site: TestSite;
     before(async () => {
       site = await startSite({ '/': html('<h1>Returns</h1><p>Returns are free within 60 days.</p>', '<title>Help</title>') });
-      worker = new Running(`${ROOT}/dist/workers/index.js`, [], { env: childEnv({ ...TEST_ENV, CRAWL_ALLOW_PRIVATE: '1', LOG_LEVEL: 'info' }) });
-      await worker.waitForLog((entry) => entry.msg === 'worker ready', 20_000);
+      worker = await startWorker();
     });
     after(async () => {
-      worker?.child.kill('SIGTERM');
-      await worker?.exitWithin(10_000);
+      await stopProcess(worker);
       await site?.close();
     });
 

@@ -173,3 +173,16 @@ function parseLog(line: string): Record<string, unknown> | undefined {
     return undefined;
   }
 }
+
+/** A worker process (BullMQ processors) on the test run's database and Redis, allowed to crawl local test sites. */
+export async function startWorker(): Promise<Running> {
+  const worker = new Running(resolve(ROOT, 'dist/workers/index.js'), [], { env: childEnv({ ...TEST_ENV, CRAWL_ALLOW_PRIVATE: '1', LOG_LEVEL: 'info' }) });
+  await worker.waitForLog((entry) => entry.msg === 'worker ready', 20_000);
+  return worker;
+}
+
+/** SIGTERM, then wait (bounded) for the exit. */
+export async function stopProcess(process: Running | undefined): Promise<void> {
+  process?.child.kill('SIGTERM');
+  await process?.exitWithin(10_000);
+}
