@@ -41,31 +41,29 @@ interface Answer {
   ms: number;
 }
 
-/** One POST over a keep-alive connection; resolves with the status and the time from `since` to the last byte. */
-function post(target: Target, path: string, body: string, headers: Record<string, string>, since = performance.now()): Promise<Answer> {
+/**
+ * One request over a keep-alive connection; resolves with the status and the time from `since` to
+ * the last byte. A reused socket the server closed for idling (its keep-alive timeout) just as we
+ * picked it answers ECONNRESET before anything was processed: that one is retried, as Node's
+ * documentation advises; any other error fails the request.
+ */
+function send(target: Target, path: string, method: 'GET' | 'POST', body: string | undefined, headers: Record<string, string>, since: number): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const req = request(
-      { host: target.host, port: target.port, path, method: 'POST', agent: target.agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...headers } },
-      (res) => {
-        res.resume();
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, ms: performance.now() - since }));
-      },
-    );
-    req.on('error', reject);
+    const length: Record<string, string | number> = body === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) };
+    const req = request({ host: target.host, port: target.port, path, method, agent: target.agent, headers: { ...length, ...headers } }, (res) => {
+      res.resume();
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, ms: performance.now() - since }));
+    });
+    req.on('error', (error: NodeJS.ErrnoException) => {
+      if (req.reusedSocket && error.code === 'ECONNRESET') resolve(send(target, path, method, body, headers, since));
+      else reject(error);
+    });
     req.end(body);
   });
 }
 
-function get(target: Target, path: string, since = performance.now()): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const req = request({ host: target.host, port: target.port, path, agent: target.agent }, (res) => {
-      res.resume();
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, ms: performance.now() - since }));
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
+const post = (target: Target, path: string, body: string, headers: Record<string, string>, since = performance.now()) => send(target, path, 'POST', body, headers, since);
+const get = (target: Target, path: string, since = performance.now()) => send(target, path, 'GET', undefined, {}, since);
 
 const UA = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36';
 
@@ -96,7 +94,7 @@ async function metered<T>(pid: number, phase: () => Promise<T>): Promise<T & { n
 }
 
 /** Closed loop: `concurrency` workers, each sending its next request when the last one answers. */
-async function saturate(ms: number, concurrency: number, send: (n: number) => Promise<Answer>): Promise<{ perS: number; failed: number; times: number[] }> {
+async function saturate(ms: number, concurrency: number, fire: (n: number) => Promise<Answer>): Promise<{ perS: number; failed: number; times: number[] }> {
   let sent = 0;
   let failed = 0;
   const times: number[] = [];
@@ -105,7 +103,7 @@ async function saturate(ms: number, concurrency: number, send: (n: number) => Pr
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
       while (performance.now() < until) {
-        const answer = await send(sent++);
+        const answer = await fire(sent++);
         if (answer.status !== 200) failed++;
         times.push(answer.ms);
       }
@@ -118,7 +116,7 @@ async function saturate(ms: number, concurrency: number, send: (n: number) => Pr
  * Open loop at a fixed rate: request k is due at start + k / rate, and its latency is measured from
  * when it was due, so a stall shows up in every request it delayed (no coordinated omission).
  */
-async function paced(ms: number, perS: number, send: (n: number, due: number) => Promise<Answer>): Promise<{ perS: number; failed: number; times: number[] }> {
+async function paced(ms: number, perS: number, fire: (n: number, due: number) => Promise<Answer>): Promise<{ perS: number; failed: number; times: number[] }> {
   const start = performance.now();
   const total = Math.floor((ms / 1000) * perS);
   const pending: Promise<void>[] = [];
@@ -130,10 +128,13 @@ async function paced(ms: number, perS: number, send: (n: number, due: number) =>
     for (; k < total && start + (k * 1000) / perS <= now; k++) {
       const due = start + (k * 1000) / perS;
       pending.push(
-        send(k, due).then((answer) => {
-          if (answer.status !== 200) failed++;
-          times.push(answer.ms);
-        }),
+        fire(k, due).then(
+          (answer) => {
+            if (answer.status !== 200) failed++;
+            times.push(answer.ms);
+          },
+          () => void failed++,
+        ),
       );
     }
     // Sleep to the next due time (timers have 1 ms grain): a busy-wait would take a core from the node.

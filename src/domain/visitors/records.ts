@@ -164,8 +164,9 @@ export async function upsertVisitors(sequelize: Sequelize, visitors: readonly Vi
               v.page_views, v.first_seen_at, v.last_seen_at
          FROM unnest($1::int[], $2::int[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[],
                      $10::text[], $11::text[], $12::text[], $13::text[], $14::int[], $15::timestamptz[], $16::timestamptz[])
-              AS v(${COLUMNS})
+              WITH ORDINALITY AS v(${COLUMNS}, n)
         WHERE EXISTS (SELECT 1 FROM companies c WHERE c.id = v.company_id)
+        ORDER BY v.n
        ON CONFLICT (company_id, visitor_key) DO UPDATE SET ${UPDATE_SET}
        WHERE visitors.last_seen_at <= EXCLUDED.last_seen_at
        RETURNING 1
