@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config/env';
 import type { AnyBehaviour } from './actors/runtime/host';
 import { lateActors, parleyBehaviours, type ActorDeps } from './actors/kinds';
+import { closePresenceWriter } from './actors/visitor/presenceWriter';
 import { startActorSystem, type ActorSystem } from './actors/system';
 import { createApp } from './app';
 import { ensureDemo } from './domain/demo/ensureDemo';
@@ -87,6 +88,8 @@ export async function startWeb(config: Readonly<Config>, logger: Logger, options
       clearInterval(sweep);
       clearTimeout(deadline);
       await actors.close();
+      // Actors flushed their presence as they deactivated; this stops the writer and writes what is left.
+      await closePresenceWriter(ctx);
       await realtimeClosed;
       await closeContext(ctx);
       logger.info('stopped');
