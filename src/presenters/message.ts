@@ -2,7 +2,7 @@ import type { Message } from '../models';
 import { isoWithOffset } from './time';
 
 /** A transcript line as the widget sees it (state endpoints, heartbeat, realtime). */
-export const presentWidgetMessage = (message: Pick<Message, 'id' | 'role' | 'content' | 'createdAt'>) => ({
+export const presentWidgetMessage = <R extends Message['role']>(message: { id: number; role: R; content: string; createdAt: Date }) => ({
   id: Number(message.id),
   role: message.role,
   content: message.content,

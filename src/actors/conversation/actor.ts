@@ -31,13 +31,18 @@ export class ConversationActor {
   }
 
   get companyId(): number {
-    if (!this.bot) throw new Error('chatbot not loaded');
-    return this.bot.companyId;
+    return this.loaded().companyId;
   }
 
   /** The workspace's first-response target, which sets a waiting visitor's `wait_remaining`. */
   get targetSeconds(): number {
-    return this.bot?.company.firstResponseTargetSeconds ?? 300;
+    return this.loaded().company.firstResponseTargetSeconds;
+  }
+
+  /** The chatbot is loaded at activation (or, for a new conversation, by its first message). */
+  private loaded(): ChatbotWithCompany {
+    if (!this.bot) throw new Error('conversation actor used before its chatbot was loaded');
+    return this.bot;
   }
 
   /** The conversation this turn acts on; 404 when it does not exist (or is not the caller's to see). */

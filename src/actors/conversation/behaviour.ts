@@ -24,6 +24,7 @@ export function conversationBehaviour(deps: ActorDeps): ActorBehaviour<'conversa
     async activate(env) {
       const row = await Conversation.findOne({ where: { publicId: env.id } });
       const actor = new ConversationActor(env, new ConversationRecord(row, env, deps.realtime), deps);
+      if (row) await actor.chatbot();
       return {
         handle: {
           visitorMessage: (message, turn) => visitorMessage(actor, message, turn),

@@ -11,7 +11,6 @@ const SLA_REMINDER = 'sla';
 /** Applies one state move (if it applies) with its event, and tells everyone watching. */
 async function move(actor: ConversationActor, changes: moves.Changes | undefined, event: string | null, source: EventSource, userId: number | null = null): Promise<ConversationView> {
   const conversation = actor.conversation();
-  await actor.chatbot();
   if (changes) {
     await actor.record.write(undefined, async (unit) => {
       if (event) await unit.addEvent(event, source, userId);
@@ -25,7 +24,6 @@ async function move(actor: ConversationActor, changes: moves.Changes | undefined
 /** The visitor asks for a person: the AI goes quiet, the wait starts, an SLA check is set for the target. */
 export async function requestHandoff(actor: ConversationActor, owner: { chatbotId: number; visitorKey: string }): Promise<ConversationView> {
   const conversation = actor.conversation(owner);
-  await actor.chatbot();
   // A closed conversation first reopens: asking for a person is the visitor coming back.
   if (conversation.status === 'closed') await move(actor, moves.reopenByVisitor(conversation), 'reopened', 'visitor');
   const now = new Date();
@@ -58,7 +56,7 @@ export async function agentReply(actor: ConversationActor, userId: number, text:
   const conversation = actor.conversation();
   if (clientId) {
     const earlier = await Message.findOne({ where: { conversationId: conversation.id, clientId }, attributes: ['id'] });
-    if (earlier) return { ...(await actorView(actor)), messageId: Number(earlier.id), duplicate: true };
+    if (earlier) return { ...actor.view(), messageId: Number(earlier.id), duplicate: true };
   }
   await takeover(actor, userId);
   const message = await actor.record.write(undefined, async (unit) => {
@@ -69,11 +67,6 @@ export async function agentReply(actor: ConversationActor, userId: number, text:
   });
   actor.deps.actors.tell('visitor', visitorActorId(conversation.companyId, conversation.visitorKey), { type: 'held', conversationId: conversation.publicId });
   return { ...actor.view(), messageId: Number(message.id), duplicate: false };
-}
-
-async function actorView(actor: ConversationActor): Promise<ConversationView> {
-  await actor.chatbot();
-  return actor.view();
 }
 
 export const release = (actor: ConversationActor, userId: number) => move(actor, moves.release(actor.conversation()), 'released', 'agent', userId);

@@ -24,9 +24,9 @@ export const WAITING_NOTE = 'The visitor asked for a person; the AI stays silent
  * message and, if it was answered, that answer: a visitor message is never stored or answered twice.
  */
 export async function visitorMessage(actor: ConversationActor, input: VisitorMessageInput, turn: Turn<VisitorChunk>): Promise<VisitorMessageReply> {
-  const existing = actor.record.row;
+  // A conversation that exists must be this visitor's; one that does not may only be created by the route that minted its id.
+  const existing = actor.record.row && actor.conversation(input);
   if (!existing && !input.create) throw notFound('Conversation');
-  if (existing && (existing.chatbotId !== input.chatbotId || existing.visitorKey !== input.visitorKey)) throw notFound('Conversation');
   const chatbot = await actor.chatbot(input.chatbotId);
 
   const stored = (existing && input.clientId && (await Message.findOne({ where: { conversationId: existing.id, clientId: input.clientId, role: 'visitor' } }))) || (await store(actor, input));

@@ -7,7 +7,7 @@ import { HELD_BATCH, takeHeldMessages, type HeldMessage } from '../../domain/vis
 import { departureMs, isOnline } from '../../domain/visitors/presence';
 import { insertVisitor, type VisitorRecord } from '../../domain/visitors/records';
 import { latestOpenConversation, ownsConversation, type VisitorOnChatbot } from '../../domain/visitors/visitorConversations';
-import { presentHeldMessage } from '../../presenters/heldMessage';
+import { presentWidgetMessage } from '../../presenters/message';
 import { applyBeat } from './journey';
 import type { PresenceWriter } from './presenceWriter';
 import type { HeartbeatInput, HeartbeatReply, PresenceSnapshot } from './protocol';
@@ -72,7 +72,7 @@ export class VisitorActor {
     const passed = input.conversationId ? await this.ownConversation(owner, input.conversationId.toLowerCase()) : undefined;
     const held = this.mayHaveHeld || passed?.firstSeen ? await this.takeHeld(owner) : [];
     const conversationId = await this.conversationFor(owner, passed?.id, held);
-    return { pollSeconds: this.services.pollSeconds, conversationId, messages: held.map(presentHeldMessage) };
+    return { pollSeconds: this.services.pollSeconds, conversationId, messages: held.map(presentWidgetMessage) };
   }
 
   held(): void {

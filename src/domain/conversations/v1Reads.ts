@@ -1,3 +1,4 @@
+import { isConversationId } from './publicId';
 import { isoUtcMicros } from '../../db/sql';
 import { Conversation, Message } from '../../models';
 import type { ConversationStatus, MessageRole } from '../../models';
@@ -42,7 +43,7 @@ export async function findConversationTranscript(
   companyId: number,
   publicId: string,
 ): Promise<{ conversation: Conversation; messages: TranscriptMessage[] }> {
-  const conversation = UUID.test(publicId) ? await Conversation.findOne({ where: { companyId, publicId } }) : null;
+  const conversation = isConversationId(publicId) ? await Conversation.findOne({ where: { companyId, publicId } }) : null;
   if (!conversation) throw notFound('Conversation');
   const messages = (await Message.findAll({
     where: { conversationId: conversation.id },
@@ -53,4 +54,3 @@ export async function findConversationTranscript(
   return { conversation, messages };
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -1,8 +1,7 @@
 import { Op } from 'sequelize';
 import { notFound } from '../../errors';
 import { Conversation, Message } from '../../models';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+import { isConversationId } from './publicId';
 
 export interface VisitorOwner {
   chatbotId: number;
@@ -18,8 +17,7 @@ export async function latestVisitorConversation(owner: VisitorOwner): Promise<Co
 
 /** One conversation, only if it is this visitor's on this chatbot (404 alike for missing and foreign). */
 export async function visitorConversation(owner: VisitorOwner, publicId: string): Promise<Conversation> {
-  // A path id that is not a uuid names no conversation (and must not reach Postgres as one).
-  if (!UUID.test(publicId)) throw notFound('Conversation');
+  if (!isConversationId(publicId)) throw notFound('Conversation');
   const found = await Conversation.findOne({ where: { publicId, chatbotId: owner.chatbotId, visitorKey: owner.visitorKey } });
   if (!found) throw notFound('Conversation');
   return found;

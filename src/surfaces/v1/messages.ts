@@ -6,14 +6,15 @@ import { findChatbot } from '../../domain/chatbots/findChatbot';
 import { assertAllowance } from '../../domain/usage/allowance';
 import { AppError } from '../../errors';
 import { authOf, requireAbility } from '../../http/authenticate';
-import { notBlank, parse } from '../../http/validate';
+import { parse } from '../../http/validate';
+import { contextMeta, visitorId, visitorMessage } from '../../http/visitorFields';
 import { ANSWER_TIMEOUT_MS } from '../../actors/conversation/behaviour';
 
 export const sendMessageBody = z.object({
-  message: z.string().max(4000).refine(notBlank, 'The message field must not be empty or only whitespace.'),
-  visitor_id: z.string().max(100).refine(notBlank, 'The visitor id field is required.'),
+  message: visitorMessage,
+  visitor_id: visitorId,
   conversation_id: z.uuid().optional(),
-  meta: z.record(z.string().max(100), z.unknown()).refine((value) => JSON.stringify(value).length <= 16_000, 'The meta field must be at most 16000 characters as JSON.').optional(),
+  meta: contextMeta.optional(),
 });
 
 /** Send message: the same conversation actor as the widget, answered whole in one JSON response. */

@@ -12,8 +12,10 @@ import { conversationBody, stateQuery } from './schemas';
 export function conversationRoutes(ctx: AppContext, actors: Actors): Router {
   const router = Router();
   const limit = (name: string, points: number) => rateLimit(ctx.limiters, { name, points, duration: 60, by: 'ip' });
+  // One budget for both state reads, whichever store keeps the counters.
+  const stateLimit = limit('widget-state', 120);
 
-  router.get('/:key/conversation', limit('widget-state', 120), async (req: Request<{ key: string }>, res) => {
+  router.get('/:key/conversation', stateLimit, async (req: Request<{ key: string }>, res) => {
     const chatbot = await findWidgetChatbot(req.params.key);
     const query = parse(stateQuery, req.query);
     const conversation = await latestVisitorConversation(ownerOf(chatbot.id, query.visitor_id));
@@ -21,7 +23,7 @@ export function conversationRoutes(ctx: AppContext, actors: Actors): Router {
     res.json({ conversation_id: conversation.publicId, ...state });
   });
 
-  router.get('/:key/conversations/:conversation', limit('widget-state', 120), async (req: Request<{ key: string; conversation: string }>, res) => {
+  router.get('/:key/conversations/:conversation', stateLimit, async (req: Request<{ key: string; conversation: string }>, res) => {
     const chatbot = await findWidgetChatbot(req.params.key);
     const query = parse(stateQuery, req.query);
     const conversation = await visitorConversation(ownerOf(chatbot.id, query.visitor_id), req.params.conversation);

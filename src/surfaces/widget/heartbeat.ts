@@ -6,7 +6,7 @@ import type { AppContext } from '../../context';
 import { rateLimit } from '../../http/rateLimit';
 import { parse } from '../../http/validate';
 import { heartbeatChatbot } from './heartbeatChatbot';
-import { visitorId } from './schemas';
+import { visitorId } from '../../http/visitorFields';
 
 const httpUrl = z.url({ protocol: /^https?$/, error: 'The url field must be a valid URL.' }).max(2048);
 

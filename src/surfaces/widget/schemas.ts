@@ -1,12 +1,5 @@
 import { z } from 'zod';
-import { notBlank } from '../../http/validate';
-
-export const visitorId = z.string().max(100).refine(notBlank, 'The visitor id field is required.');
-
-/** A small free-form object: enough for page context, never a way to store megabytes per message. */
-const meta = z
-  .record(z.string().max(100), z.unknown())
-  .refine((value) => JSON.stringify(value).length <= 16_000, 'The meta field must be at most 16000 characters as JSON.');
+import { contextMeta, visitorId, visitorMessage } from '../../http/visitorFields';
 
 const prechatVisitor = z.object({
   name: z.string().max(255).optional(),
@@ -16,11 +9,11 @@ const prechatVisitor = z.object({
 
 export const streamBody = z.object({
   visitor_id: visitorId,
-  message: z.string().max(4000).refine(notBlank, 'The message field must not be empty or only whitespace.'),
+  message: visitorMessage,
   conversation_id: z.uuid().optional(),
   /** Not in SPEC.md: the widget's own id for this message, so a retry is never stored or answered twice. */
   client_id: z.string().max(64).optional(),
-  meta: meta.and(z.object({ visitor: prechatVisitor.optional() })).optional(),
+  meta: contextMeta.and(z.object({ visitor: prechatVisitor.optional() })).optional(),
   identity: z.string().max(4000).optional(),
 });
 

@@ -1,0 +1,13 @@
+import { z } from 'zod';
+import { notBlank } from './validate';
+
+// The fields a visitor message carries on both surfaces that take one (widget stream, v1 send message).
+
+export const visitorId = z.string().max(100).refine(notBlank, 'The visitor id field is required.');
+
+export const visitorMessage = z.string().max(4000).refine(notBlank, 'The message field must not be empty or only whitespace.');
+
+/** A small free-form object: enough for page or CRM context, never a way to store megabytes per message. */
+export const contextMeta = z
+  .record(z.string().max(100), z.unknown())
+  .refine((value) => JSON.stringify(value).length <= 16_000, 'The meta field must be at most 16000 characters as JSON.');
