@@ -9,6 +9,7 @@ import { healthRoutes } from './ops/health';
 import { Metrics } from './ops/metrics';
 import { agentSurface } from './surfaces/agent';
 import { assetRoutes } from './surfaces/assets';
+import { inboxAppRoutes } from './surfaces/inboxApp';
 import { portalSurface } from './surfaces/portal';
 import { v1Surface } from './surfaces/v1';
 import { anyOrigin, widgetSurface } from './surfaces/widget';
@@ -16,6 +17,7 @@ import { anyOrigin, widgetSurface } from './surfaces/widget';
 // Admits a 1,000,000-character knowledge text even when every character is escaped in the JSON.
 const BODY_LIMIT = '8mb';
 const REQUEST_ID = /^[\w.-]{1,100}$/;
+const HEARTBEAT_PATH = /^\/widget\/[^/]+\/heartbeat(?:\?|$)/;
 
 /** The runtime parts surfaces reach beyond the context: the actors (wherever they live). */
 export interface AppRuntime {
@@ -41,6 +43,8 @@ export function createApp(ctx: AppContext, runtime: AppRuntime): Express {
         return id;
       },
       customLogLevel: (_req, res, error) => (error || res.statusCode >= 500 ? 'error' : 'info'),
+      // Widget heartbeats are the hottest route (every open page, every few seconds); a successful one is not news.
+      autoLogging: { ignore: (req) => req.method === 'POST' && HEARTBEAT_PATH.test(req.url ?? '') },
       serializers: { req: (req: { id: unknown; method: string; url: string }) => ({ id: req.id, method: req.method, url: req.url }) },
     }),
   );
@@ -50,11 +54,12 @@ export function createApp(ctx: AppContext, runtime: AppRuntime): Express {
   app.get('/metrics', metrics.serve);
 
   app.use(assetRoutes({ appUrl: ctx.config.appUrl, demo: runtime.demo }));
+  app.use(inboxAppRoutes());
   app.use('/widget', anyOrigin);
   app.use(express.json({ limit: BODY_LIMIT }));
   app.use('/api/v1', v1Surface(ctx, runtime.actors));
   app.use('/api/portal', portalSurface(ctx));
-  app.use('/api/agent', agentSurface(ctx));
+  app.use('/api/agent', agentSurface(ctx, runtime.actors));
   app.use('/widget', widgetSurface(ctx, runtime.actors));
 
   app.use(routeNotFound);

@@ -13,6 +13,7 @@ import { chatbotCreate } from './cli/chatbot';
 import { tokenCreate, tokenRevoke } from './cli/token';
 import { cannedCreate, tagCreate } from './cli/catalogue';
 import { seedDemo } from './cli/seed';
+import { integrationConnect, integrationDisconnect } from './cli/integration';
 
 /**
  * `parley`: the operator command line (DECISIONS.md). Each command prints one JSON object on stdout;
@@ -30,6 +31,8 @@ const COMMANDS: Record<string, Command> = {
   'token revoke': tokenRevoke,
   'tag create': tagCreate,
   'canned create': cannedCreate,
+  'integration connect': integrationConnect,
+  'integration disconnect': integrationDisconnect,
   'seed demo': seedDemo,
 };
 

@@ -27,6 +27,7 @@
   var MAX_CHARS = 4000;
   var COUNTER_FROM = 3600; // the character counter appears near the limit only
   var STREAM_IDLE_MS = 60000; // no byte (not even a heartbeat comment) for this long = dropped stream
+  var RESEND_MS = 1500; // a stored but unanswered message is sent again once, after this pause
   var HIDDEN_PAUSE_MS = 120000; // heartbeats pause after the tab has been hidden this long
   var ROLES = { visitor: 1, assistant: 1, agent: 1, system: 1 };
 
@@ -659,7 +660,19 @@
     await catchUp();
     if (cur.cancelled) return;
     if (job.rec.id == null) giveBack(job, 'The connection dropped and your message was not sent. Please try again.');
-    else if (!answered(job.rec)) showError('The connection dropped before the reply finished.');
+    else if (!answered(job.rec)) resendOnce(job, 'The connection dropped before the reply finished.');
+  }
+
+  // The message is stored but its answer was cut off (a dropped stream, a server that went away):
+  // sending it again with the same client id lets the server answer it, never twice.
+  function resendOnce(job, failure) {
+    if (job.resent) return showError(failure);
+    job.resent = true;
+    setTimeout(function () {
+      if (answered(job.rec) || S.queue.indexOf(job) >= 0) return;
+      S.queue.unshift(job);
+      pump();
+    }, RESEND_MS);
   }
 
   async function readEvents(res, cur, onEvent) {
@@ -740,6 +753,7 @@
       reply.streaming = false;
       reply.el.removeAttribute('aria-busy');
       if (d.message_id != null) assignId(reply, d.message_id);
+      setState(d); // the AI may have handed over to a person: show the wait
       if (!cur.sealed) fill(reply.bubble, reply.content); // now complete: render links and bold
       var hasCards = reply.el.querySelector('.cards');
       if (!reply.content && !hasCards) {
@@ -757,9 +771,12 @@
       typing(false);
       dropReply(cur);
       // handoff: a human holds the conversation; the message was saved and no AI reply comes.
+      var failure = d.message || 'The assistant could not answer just now. Please try again.';
       if (d.code === 'handoff') notice('Your message was sent. An agent will reply here.');
-      else showError(d.message || 'The assistant could not answer just now. Please try again.');
-      catchUp();
+      else if (d.code !== 'internal') showError(failure);
+      catchUp().then(function () {
+        if (d.code === 'internal' && !answered(cur.job.rec)) resendOnce(cur.job, failure);
+      });
     }
   }
 

@@ -1,4 +1,5 @@
 import type { Message } from '../models';
+import { displayTime } from './displayTime';
 import { isoWithOffset } from './time';
 
 /** A transcript line as the widget sees it (state endpoints, heartbeat, realtime). */
@@ -14,4 +15,12 @@ export const presentMessageEvent = (message: Message, conversationId: string) =>
   ...presentWidgetMessage(message),
   conversation_id: conversationId,
   author_user_id: message.authorUserId ?? null,
+});
+
+/** A transcript line in the agent app: times are display strings there (SPEC.md). */
+export const presentAgentMessage = (message: { id: number; role: Message['role']; content: string; at: Date }) => ({
+  id: Number(message.id),
+  role: message.role,
+  content: message.content,
+  at: displayTime(message.at),
 });

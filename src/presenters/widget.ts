@@ -1,3 +1,4 @@
+import type { ConversationView } from '../actors/conversation/protocol';
 import { waitRemaining } from '../domain/conversations/transitions';
 import { resolveBranding, type StoredBranding } from '../domain/chatbots/branding';
 import { prechatOf } from '../domain/chatbots/prechat';
@@ -24,4 +25,11 @@ export const presentWidgetState = (conversation: Conversation, messages: Message
   handoff_state: conversation.handoffState,
   wait_remaining: waitRemaining(conversation, targetSeconds, new Date()),
   messages: messages.map(presentWidgetMessage),
+});
+
+/** Where the conversation stands, for the widget: the handoff reply and the stream's `done` event. */
+export const presentConversationView = (view: ConversationView) => ({
+  status: view.status,
+  handoff_state: view.handoffState,
+  wait_remaining: view.waitRemaining,
 });

@@ -120,4 +120,35 @@ describe('widget.js in real Chromium', function () {
     assert.equal(await page.evaluate<number | undefined>('window.__owned'), undefined);
     await page.close();
   });
+
+  it('asks for a human with the handoff button and shows the wait, then the AI stays silent', async () => {
+    const page = await browser.newPage();
+    fakeLlm().script({ reply: 'Happy to help.' });
+    await openWidget(page);
+    await sendText(page, 'Where is my order?');
+    await messages(page, 'assistant').filter({ hasText: 'Happy to help.' }).waitFor({ timeout: 15_000 });
+    await widget(page, '[data-parley="handoff"]').click();
+    // The workspace's first-response target is 300 s: the widget counts down from about 5 minutes.
+    await widget(page, '[data-parley="status"]').filter({ hasText: /Waiting for an agent - about 5 min/ }).waitFor({ timeout: 10_000 });
+    assert.equal(await widget(page, '[data-parley="handoff"]').isHidden(), true, 'asked once, the button goes');
+    const conversationId = await page.evaluate<string | undefined>(`Object.entries(localStorage).find(([key]) => key.endsWith(':conversation'))?.[1]`);
+    const stored = await Conversation.findOne({ where: { publicId: conversationId! } });
+    assert.equal(stored?.handoffState, 'handoff_pending');
+
+    const before = fakeLlm().requests.length;
+    await sendText(page, 'Anyone there?');
+    await widget(page, '.notice').filter({ hasText: 'An agent will reply here' }).waitFor({ timeout: 10_000 });
+    assert.equal(fakeLlm().requests.length, before, 'the AI is not asked while a person is awaited');
+    await page.close();
+  });
+
+  it('the AI hands over by itself when the visitor asks it for a person', async () => {
+    const page = await browser.newPage();
+    await openWidget(page);
+    await sendText(page, 'Can I talk to a human?');
+    await messages(page, 'assistant').filter({ hasText: 'asked a teammate to join' }).waitFor({ timeout: 15_000 });
+    await widget(page, '[data-parley="status"]').filter({ hasText: /Waiting for an agent/ }).waitFor({ timeout: 10_000 });
+    assert.equal(fakeLlm().requests.length, 0);
+    await page.close();
+  });
 });

@@ -95,7 +95,7 @@ describe('widget conversations: state machine, handoff, reset, catch-up', () => 
     const { conversationId, row } = await opened(tenant);
     const first = await actors().ask('conversation', conversationId, { type: 'agentReply', userId: tenant.owner.id, text: 'On it.', clientId: 'r-1' });
     const second = await actors().ask('conversation', conversationId, { type: 'agentReply', userId: tenant.owner.id, text: 'On it.', clientId: 'r-1' });
-    assert.deepEqual([second.duplicate, second.messageId], [true, first.messageId]);
+    assert.deepEqual([second.duplicate, second.message.id], [true, first.message.id]);
     assert.equal(await Message.count({ where: { conversationId: (await row()).id, role: 'agent' } }), 1);
   });
 

@@ -1,6 +1,8 @@
 import { strict as assert } from 'node:assert';
-import { Conversation, Message, UsageRecord } from '../../src/models';
-import { fakeLlm, server } from '../support/hooks';
+import { Conversation, ConversationEvent, Message, UsageRecord } from '../../src/models';
+import { connectIntegration } from '../../src/domain/integrations/connections';
+import { shopifyProduct } from '../support/fakeCommerce';
+import { fakeCommerce, fakeLlm, server } from '../support/hooks';
 import { eventually } from '../support/eventually';
 import * as make from '../support/factories';
 import { trainDocument } from '../../src/domain/knowledge/trainDocument';
@@ -39,7 +41,8 @@ describe('widget stream (SSE through the conversation actor)', () => {
     assert.equal(Number(messages[1]!.replyToId), meta.visitor_message_id);
 
     const done = reply.events.at(-1)!.data;
-    assert.deepEqual(Object.keys(done).sort(), ['message_id', 'source', 'sources']);
+    assert.deepEqual(Object.keys(done).sort(), ['handoff_state', 'message_id', 'source', 'sources', 'status', 'wait_remaining']);
+    assert.deepEqual([done.status, done.handoff_state, done.wait_remaining], ['bot', 'bot_active', null]);
     assert.equal(done.message_id, Number(messages[1]!.id));
     assert.equal(done.source, 'ai');
     const usage = await UsageRecord.findAll({ where: { conversationId: conversation!.id } });
@@ -180,5 +183,59 @@ describe('widget stream (SSE through the conversation actor)', () => {
       assert.ok(refused.body.errors.identity, JSON.stringify(refused.body));
     }
     await eventually(() => Conversation.count({ where: { chatbotId: tenant.bot.id } }), (n) => n === 2, 1000);
+  });
+
+  it('sends `recommendations` from the connected store after the deltas and before done', async () => {
+    const tenant = await widgetTenant();
+    const accessToken = `shpat_${tenant.bot.publicKey}`;
+    fakeCommerce().addShop({ accessToken, domain: 'shop.example', currency: 'EUR', products: [shopifyProduct({ id: 7, title: 'Trail Running Shoes', tags: 'running' }), shopifyProduct({ id: 8, title: 'Coffee Mug' })] });
+    await connectIntegration(tenant.company.id, { kind: 'shopify', storeDomain: 'acme.myshopify.com', accessToken }, server().ctx.secrets);
+    fakeLlm().script({ reply: REPLY });
+    const reply = await ask(tenant, { visitor_id: newVisitor(), message: 'Do you sell running shoes?' });
+    const names = reply.events.map((e) => e.event);
+    assert.deepEqual(names.slice(-2), ['recommendations', 'done'], names.join(','));
+    const { products } = reply.events.at(-2)!.data;
+    assert.deepEqual(products.map((p: { id: number; name: string; currency: string }) => [p.id, p.name, p.currency]), [[7, 'Trail Running Shoes', 'EUR']]);
+    assert.deepEqual(Object.keys(products[0]).sort(), ['buy_url', 'currency', 'description', 'id', 'image_url', 'in_stock', 'name', 'price', 'url']);
+  });
+
+  it('sends no recommendations when no store is connected', async () => {
+    const tenant = await widgetTenant();
+    fakeLlm().script({ reply: REPLY });
+    const reply = await ask(tenant, { visitor_id: newVisitor(), message: 'Do you sell running shoes?' });
+    assert.ok(!reply.events.some((e) => e.event === 'recommendations'));
+  });
+
+  describe('AI escalation', () => {
+    it('a visitor asking the AI for a person gets its handoff line and a wait; no model is called', async () => {
+      const tenant = await widgetTenant();
+      const visitor = newVisitor();
+      const reply = await ask(tenant, { visitor_id: visitor, message: 'Can I talk to a human please?' });
+      assert.deepEqual(reply.events.map((e) => e.event), ['meta', 'delta', 'done']);
+      assert.match(reply.events[1]!.data.delta, /asked a teammate to join.*within 5 minutes/);
+      const done = reply.events[2]!.data;
+      assert.deepEqual([done.source, done.status, done.handoff_state, done.sources], ['handoff', 'bot', 'handoff_pending', []]);
+      assert.ok(done.wait_remaining > 290 && done.wait_remaining <= 300, String(done.wait_remaining));
+      assert.equal(fakeLlm().requests.length, 0, 'the handoff line is not a model call');
+
+      const conversation = (await Conversation.findOne({ where: { publicId: reply.events[0]!.data.conversation_id } }))!;
+      assert.deepEqual([conversation.handoffState, conversation.escalated, conversation.status], ['handoff_pending', true, 'bot']);
+      const events = await ConversationEvent.findAll({ where: { conversationId: conversation.id } });
+      assert.deepEqual(events.map((e) => `${e.type}/${e.source}`), ['handoff_requested/ai']);
+      assert.equal(await UsageRecord.count({ where: { conversationId: conversation.id } }), 0);
+
+      // The AI now stays silent until a person answers or releases the conversation.
+      const next = await ask(tenant, { visitor_id: visitor, conversation_id: conversation.publicId, message: 'Hello?' });
+      assert.deepEqual(next.events.map((e) => e.event), ['meta', 'error']);
+      assert.equal(next.events[1]!.data.code, 'handoff');
+    });
+
+    it('an ordinary question mentioning a person is answered by the AI', async () => {
+      const tenant = await widgetTenant();
+      fakeLlm().script({ reply: REPLY });
+      const reply = await ask(tenant, { visitor_id: newVisitor(), message: 'Who is the best person to ask about billing?' });
+      assert.equal(reply.events.at(-1)!.data.source, 'ai');
+      assert.equal(reply.events.at(-1)!.data.handoff_state, 'bot_active');
+    });
   });
 });

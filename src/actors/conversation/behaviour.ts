@@ -3,6 +3,7 @@ import type { ActorBehaviour } from '../runtime/behaviour';
 import { Conversation } from '../../models';
 import { ConversationActor } from './actor';
 import { ConversationRecord } from './record';
+import * as agentTurns from './agentTurns';
 import * as turns from './stateTurns';
 import { visitorMessage } from './visitorTurn';
 import './protocol';
@@ -31,11 +32,15 @@ export function conversationBehaviour(deps: ActorDeps): ActorBehaviour<'conversa
           requestHandoff: (owner) => turns.requestHandoff(actor, owner),
           reset: (owner) => turns.reset(actor, owner),
           takeover: ({ userId }) => turns.takeover(actor, userId),
-          agentReply: ({ userId, text, clientId }) => turns.agentReply(actor, userId, text, clientId),
+          agentReply: ({ userId, text, clientId }) => agentTurns.agentReply(actor, userId, text, clientId),
           release: ({ userId }) => turns.release(actor, userId),
           resolve: ({ userId }) => turns.resolve(actor, userId),
           reopen: ({ userId }) => turns.reopen(actor, userId),
           slaCheck: ({ requestedAt }) => turns.slaCheck(actor, requestedAt),
+          invite: (input) => agentTurns.invite(actor, input),
+          note: ({ userId, body }) => agentTurns.note(actor, userId, body),
+          tag: ({ userId, tagId, attach }) => agentTurns.tag(actor, userId, tagId, attach),
+          markRead: () => agentTurns.markRead(actor),
         },
       };
     },

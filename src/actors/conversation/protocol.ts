@@ -1,3 +1,4 @@
+import type { ProductRecommendation } from '../../domain/integrations/recommendations';
 import type { ConversationStatus, HandoffState } from '../../models';
 
 /** Who the visitor says they are: a pre-chat form or a verified identity token. */
@@ -25,7 +26,8 @@ export interface VisitorMessageInput {
 /** What a streaming caller (the widget's SSE) receives before the reply settles. */
 export type VisitorChunk =
   | { event: 'meta'; data: { conversation_id: string; visitor_message_id: number; status: ConversationStatus } }
-  | { event: 'delta'; data: { delta: string } };
+  | { event: 'delta'; data: { delta: string } }
+  | { event: 'recommendations'; data: { products: ProductRecommendation[] } };
 
 export interface StoredAnswer {
   id: number;
@@ -34,8 +36,11 @@ export interface StoredAnswer {
   provider: string;
   tokensIn: number;
   tokensOut: number;
-  /** `ai` when a model wrote it, `knowledge` when the extractive responder quoted the knowledge base. */
-  source: 'ai' | 'knowledge';
+  /**
+   * `ai` when a model wrote it, `knowledge` when the extractive responder quoted the knowledge base,
+   * `handoff` when the AI handed the conversation to a person (its last line before it goes quiet).
+   */
+  source: 'ai' | 'knowledge' | 'handoff';
   sources: Array<{ title: string; url: string }>;
 }
 
@@ -43,6 +48,7 @@ export interface ConversationView {
   conversationId: string;
   status: ConversationStatus;
   handoffState: HandoffState;
+  resolution: string | null;
   /** Seconds left of the workspace's first-response target while a handoff waits; null otherwise. */
   waitRemaining: number | null;
 }
@@ -59,6 +65,27 @@ export interface AgentRef {
   userId: number;
 }
 
+/** An agent starts a chat with a browsing visitor (the live visitors list's invite). */
+export interface InviteInput extends AgentRef {
+  chatbotId: number;
+  visitorKey: string;
+  text: string;
+}
+
+/** A line an agent sent; `at` is ISO 8601 (replies cross nodes as JSON). */
+export interface SentMessage {
+  id: number;
+  content: string;
+  at: string;
+}
+
+export interface StoredNote {
+  id: number;
+  body: string;
+  userId: number | null;
+  at: string;
+}
+
 declare module '../runtime/protocol' {
   interface ActorProtocols {
     conversation: {
@@ -66,11 +93,16 @@ declare module '../runtime/protocol' {
       requestHandoff: { message: { chatbotId: number; visitorKey: string }; reply: ConversationView };
       reset: { message: { chatbotId: number; visitorKey: string }; reply: { closed: true; conversationId: string } };
       takeover: { message: AgentRef; reply: ConversationView };
-      agentReply: { message: AgentRef & { text: string; clientId?: string }; reply: ConversationView & { messageId: number; duplicate: boolean } };
+      agentReply: { message: AgentRef & { text: string; clientId?: string }; reply: ConversationView & { message: SentMessage; duplicate: boolean } };
       release: { message: AgentRef; reply: ConversationView };
       resolve: { message: AgentRef; reply: ConversationView };
       reopen: { message: AgentRef; reply: ConversationView };
       slaCheck: { message: { requestedAt: string } };
+      invite: { message: InviteInput; reply: ConversationView & { created: boolean; message: SentMessage } };
+      note: { message: AgentRef & { body: string }; reply: StoredNote };
+      tag: { message: AgentRef & { tagId: number; attach: boolean }; reply: { changed: boolean } };
+      /** An agent opened the thread: the visitor's messages so far count as read. */
+      markRead: { reply: { unreadCount: number } };
     };
   }
 }

@@ -39,9 +39,9 @@ export class Unit {
     this.outgoing.push({ channels, event, data, seq: ++this.seq });
   }
 
-  addEvent(type: string, source: EventSource, userId: number | null = null): Promise<ConversationEvent> {
+  addEvent(type: string, source: EventSource, userId: number | null = null, data: EventData = {}): Promise<ConversationEvent> {
     const { id, companyId } = this.conversation;
-    return ConversationEvent.create({ companyId, conversationId: id, type, source, userId }, { transaction: this.transaction });
+    return ConversationEvent.create({ companyId, conversationId: id, type, source, userId, data }, { transaction: this.transaction });
   }
 
   addMessage(fields: Pick<Message, 'role' | 'content'> & Partial<Message>): Promise<Message> {

@@ -1,7 +1,5 @@
-import { Message, type EventSource } from '../../models';
-import { presentMessageEvent } from '../../presenters/message';
+import type { EventSource } from '../../models';
 import { companyChannel, conversationChannel } from '../../realtime/channels';
-import { visitorActorId } from '../visitor/protocol';
 import type { ConversationActor } from './actor';
 import type { ConversationView } from './protocol';
 import * as moves from '../../domain/conversations/transitions';
@@ -29,9 +27,13 @@ export async function requestHandoff(actor: ConversationActor, owner: { chatbotI
   const now = new Date();
   const changes = moves.requestHuman(actor.conversation(), now);
   const view = await move(actor, changes, 'handoff_requested', 'visitor');
-  if (changes) await actor.env.remind({ type: 'slaCheck', requestedAt: now.toISOString() }, { key: SLA_REMINDER, delayMs: actor.targetSeconds * 1000 });
+  if (changes) await startSlaClock(actor, now);
   return view;
 }
+
+/** A wait for a person began at `requestedAt`: check back when the workspace's target has passed. */
+export const startSlaClock = (actor: ConversationActor, requestedAt: Date): Promise<void> =>
+  actor.env.remind({ type: 'slaCheck', requestedAt: requestedAt.toISOString() }, { key: SLA_REMINDER, delayMs: actor.targetSeconds * 1000 });
 
 /** Still waiting when the target passed: the breach is recorded once. */
 export async function slaCheck(actor: ConversationActor, requestedAt: string): Promise<void> {
@@ -46,27 +48,6 @@ export async function takeover(actor: ConversationActor, userId: number): Promis
   const view = await move(actor, moves.takeOver(conversation, userId), 'human_connected', 'agent', userId);
   await actor.env.cancelReminder(SLA_REMINDER);
   return view;
-}
-
-/**
- * An agent's reply takes the conversation over and is held for the visitor (delivered live, and on
- * the next heartbeat). The same client id twice stores it once and answers `duplicate`.
- */
-export async function agentReply(actor: ConversationActor, userId: number, text: string, clientId?: string): Promise<ConversationView & { messageId: number; duplicate: boolean }> {
-  const conversation = actor.conversation();
-  if (clientId) {
-    const earlier = await Message.findOne({ where: { conversationId: conversation.id, clientId }, attributes: ['id'] });
-    if (earlier) return { ...actor.view(), messageId: Number(earlier.id), duplicate: true };
-  }
-  await takeover(actor, userId);
-  const message = await actor.record.write(undefined, async (unit) => {
-    const stored = await unit.addMessage({ role: 'agent', content: text, authorUserId: userId, clientId: clientId ?? null });
-    unit.change({ messageCount: conversation.messageCount + 1, unreadCount: 0, lastMessagePreview: text.slice(0, 200), lastMessageAt: stored.createdAt });
-    unit.emit('message.created', [conversationChannel(conversation.publicId), companyChannel(conversation.companyId)], presentMessageEvent(stored, conversation.publicId));
-    return stored;
-  });
-  actor.deps.actors.tell('visitor', visitorActorId(conversation.companyId, conversation.visitorKey), { type: 'held', conversationId: conversation.publicId });
-  return { ...actor.view(), messageId: Number(message.id), duplicate: false };
 }
 
 export const release = (actor: ConversationActor, userId: number) => move(actor, moves.release(actor.conversation()), 'released', 'agent', userId);

@@ -6,6 +6,7 @@ export const viewOf = (conversation: Conversation, targetSeconds: number, now = 
   conversationId: conversation.publicId,
   status: conversation.status,
   handoffState: conversation.handoffState,
+  resolution: conversation.resolution,
   waitRemaining: waitRemaining(conversation, targetSeconds, now),
 });
 

@@ -3,6 +3,7 @@ import { generateReply, type GeneratedReply } from '../../ai/reply';
 import { EXTRACTIVE_MODEL } from '../../domain/usage/pricing';
 import { ProviderError } from '../../ai/providers';
 import { historyBefore } from '../../domain/conversations/history';
+import { recommendProducts } from '../../domain/integrations/recommendations';
 import { recordUsage } from '../../domain/usage/recordUsage';
 import { notFound } from '../../errors';
 import { Conversation, Message } from '../../models';
@@ -11,8 +12,13 @@ import { companyChannel, conversationChannel } from '../../realtime/channels';
 import type { Turn } from '../runtime/behaviour';
 import type { ConversationActor } from './actor';
 import { DeltaBatcher } from './deltas';
-import type { StoredAnswer, VisitorChunk, VisitorMessageInput, VisitorMessageReply } from './protocol';
-import { aiMayAnswer, reopenByVisitor } from '../../domain/conversations/transitions';
+import type { StoredAnswer, VisitorChunk, VisitorDetails, VisitorMessageInput, VisitorMessageReply } from './protocol';
+import { aiMayAnswer, escalate, reopenByVisitor } from '../../domain/conversations/transitions';
+import { asksForHuman, handoffLine } from '../../domain/conversations/escalation';
+import { startSlaClock } from './stateTurns';
+
+/** The `model` of the AI's handoff line: written by Parley, not by a provider. */
+const HANDOFF_MODEL = 'handoff';
 
 const PREVIEW = 200;
 export const HELD_NOTE = 'A person has taken over this conversation; they will reply here.';
@@ -42,7 +48,14 @@ export async function visitorMessage(actor: ConversationActor, input: VisitorMes
   if (!aiMayAnswer(conversation)) {
     return { ...base, outcome: 'held', note: conversation.handoffState === 'handoff_pending' ? WAITING_NOTE : HELD_NOTE };
   }
+  if (asksForHuman(stored.content)) {
+    const answer = await escalateToHuman(actor, stored);
+    turn.emit({ event: 'delta', data: { delta: answer.content } });
+    return { ...base, ...actor.view(), outcome: 'answered', answer };
+  }
 
+  // Looked up beside the answer, so a connected store costs the visitor no extra wait in the usual case.
+  const products = recommendProducts(actor.deps.ctx, conversation.companyId, stored.content);
   let reply: GeneratedReply;
   const live = new DeltaBatcher((delta) =>
     actor.deps.realtime.emit(conversationChannel(conversation.publicId), 'message.delta', { conversation_id: conversation.publicId, reply_to: Number(stored.id), delta }, Number(conversation.seq)),
@@ -64,7 +77,10 @@ export async function visitorMessage(actor: ConversationActor, input: VisitorMes
   } finally {
     live.flush();
   }
-  return { ...base, outcome: 'answered', answer: await storeAnswer(actor, stored, reply) };
+  const answer = await storeAnswer(actor, stored, reply);
+  const recommended = await products;
+  if (recommended.length) turn.emit({ event: 'recommendations', data: { products: recommended } });
+  return { ...base, outcome: 'answered', answer };
 }
 
 function store(actor: ConversationActor, input: VisitorMessageInput): Promise<Message> {
@@ -109,8 +125,16 @@ function visitorColumns(conversation: Conversation, input: VisitorMessageInput) 
     ...(details.email && { visitorEmail: details.email }),
     ...(details.phone && { visitorPhone: details.phone }),
     ...(input.identity && { identity: input.identity }),
+    ...(input.visitor && { prechat: prechatAnswers(conversation, input.visitor) }),
     ...(input.meta && { meta: { ...conversation.meta, ...input.meta } }),
   };
+}
+
+/** The pre-chat form's answers as the agent app lists them, merged over earlier ones by field. */
+function prechatAnswers(conversation: Conversation, visitor: VisitorDetails) {
+  const answers = new Map(conversation.prechat.map((entry) => [entry.field, entry.value]));
+  for (const [field, value] of Object.entries(visitor)) if (typeof value === 'string' && value.trim()) answers.set(field, value.trim());
+  return [...answers].map(([field, value]) => ({ field, value }));
 }
 
 /** A verified identity's details; only the claims it carries, so it never blanks what a form gave. */
@@ -118,6 +142,28 @@ function pickIdentity(identity: Record<string, unknown> | undefined) {
   const text = (value: unknown, max: number) => (typeof value === 'string' && value.trim() ? value.trim().slice(0, max) : undefined);
   const details = { name: text(identity?.name, 255), email: text(identity?.email, 255), phone: text(identity?.phone, 64) };
   return Object.fromEntries(Object.entries(details).filter(([, value]) => value !== undefined));
+}
+
+/**
+ * The visitor asked the AI for a person: its last line says one is coming, and the conversation waits
+ * for an agent exactly as after the handoff button. The line answers the visitor's message (so a
+ * retry finds it), and no model is called, so no usage is recorded.
+ */
+async function escalateToHuman(actor: ConversationActor, question: Message): Promise<StoredAnswer> {
+  const now = new Date();
+  const answer = await actor.record.write(undefined, async (unit) => {
+    const conversation = unit.conversation;
+    await unit.addEvent('handoff_requested', 'ai');
+    const content = handoffLine(actor.targetSeconds);
+    const message = await unit.addMessage({ role: 'assistant', content, replyToId: question.id, model: HANDOFF_MODEL });
+    unit.change({ ...escalate(conversation, now), messageCount: conversation.messageCount + 1, lastMessagePreview: content.slice(0, PREVIEW), lastMessageAt: message.createdAt });
+    const channels = [conversationChannel(conversation.publicId), companyChannel(conversation.companyId)];
+    unit.emit('message.created', channels, presentMessageEvent(message, conversation.publicId));
+    unit.emit('conversation.updated', channels, () => actor.eventData());
+    return storedAnswer(message);
+  });
+  await startSlaClock(actor, now);
+  return answer;
 }
 
 async function storeAnswer(actor: ConversationActor, question: Message, reply: GeneratedReply): Promise<StoredAnswer> {
@@ -163,7 +209,7 @@ function storedAnswer(message: Message): StoredAnswer {
     provider: message.provider ?? '',
     tokensIn: message.tokensIn ?? 0,
     tokensOut: message.tokensOut ?? 0,
-    source: message.model === EXTRACTIVE_MODEL ? 'knowledge' : 'ai',
+    source: message.model === EXTRACTIVE_MODEL ? 'knowledge' : message.model === HANDOFF_MODEL ? 'handoff' : 'ai',
     sources: message.sources ?? [],
   };
 }

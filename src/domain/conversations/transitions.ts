@@ -22,6 +22,15 @@ export const reopenByAgent = (state: State): Changes | undefined => (is(state, '
 export const requestHuman = (state: State, now: Date): Changes | undefined =>
   is(state, 'bot', 'bot_active') ? { handoffState: 'handoff_pending', handoffRequestedAt: now, slaBreachedAt: null } : undefined;
 
+/**
+ * The AI hands the conversation to a person (the visitor asked it for one): the same wait as the
+ * handoff button, flagged `escalated` so the inbox shows who asked.
+ */
+export const escalate = (state: State, now: Date): Changes | undefined => {
+  const changes = requestHuman(state, now);
+  return changes && { ...changes, escalated: true };
+};
+
 /** Takeover, an agent reply, or an invite: a person holds the conversation. */
 export const takeOver = (state: State, userId: number): Changes | undefined =>
   is(state, 'agent', 'human_connected') && state.assignedUserId === userId
@@ -30,18 +39,18 @@ export const takeOver = (state: State, userId: number): Changes | undefined =>
 
 /** Release: handed back to the AI. */
 export const release = (state: State): Changes | undefined =>
-  is(state, 'agent') ? { status: 'bot', handoffState: 'bot_active', assignedUserId: null, handoffRequestedAt: null } : undefined;
+  is(state, 'agent') ? { status: 'bot', handoffState: 'bot_active', assignedUserId: null, handoffRequestedAt: null, escalated: false } : undefined;
 
 /** Resolve (agent or bot) -> closed with resolution `resolved`. */
 export const resolve = (state: State, now: Date): Changes | undefined =>
-  is(state, 'closed') ? undefined : { status: 'closed', handoffState: 'bot_active', resolution: 'resolved', resolvedAt: now, handoffRequestedAt: null };
+  is(state, 'closed') ? undefined : { status: 'closed', handoffState: 'bot_active', resolution: 'resolved', resolvedAt: now, handoffRequestedAt: null, escalated: false };
 
 /** The widget's "new chat": the open conversation closes without a resolution. */
 export const closeByVisitor = (state: State, now: Date): Changes | undefined =>
-  is(state, 'closed') ? undefined : { status: 'closed', handoffState: 'bot_active', resolution: null, resolvedAt: now, handoffRequestedAt: null };
+  is(state, 'closed') ? undefined : { status: 'closed', handoffState: 'bot_active', resolution: null, resolvedAt: now, handoffRequestedAt: null, escalated: false };
 
 function reopened(): Changes {
-  return { status: 'bot', handoffState: 'bot_active', resolution: null, resolvedAt: null, assignedUserId: null, handoffRequestedAt: null };
+  return { status: 'bot', handoffState: 'bot_active', resolution: null, resolvedAt: null, assignedUserId: null, handoffRequestedAt: null, escalated: false };
 }
 
 /** Whether the AI may answer now: only while the bot holds the conversation and nobody was asked for. */

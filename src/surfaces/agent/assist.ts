@@ -1,7 +1,67 @@
-import { Router } from 'express';
+import { Router, type Request } from 'express';
+import { z } from 'zod';
 import type { AppContext } from '../../context';
+import { enhanceDraft } from '../../domain/assist/enhanceDraft';
+import { conversationOf } from '../../domain/assist/findConversation';
+import { ENHANCE_MODES } from '../../domain/assist/prompts';
+import { suggestReply } from '../../domain/assist/suggestReply';
+import { findSuggestion, recordOutcome, SUGGESTION_OUTCOMES } from '../../domain/assist/suggestionOutcome';
+import { summariseConversation } from '../../domain/assist/summarise';
+import { authOf, requireAbility } from '../../http/authenticate';
+import { rateLimit } from '../../http/rateLimit';
+import { notBlank, parse } from '../../http/validate';
+import { displayTime } from '../../presenters/displayTime';
 
-/** Placeholder: filled in by issue 7. */
-export function assistRoutes(_ctx: AppContext): Router {
-  return Router();
+export const suggestBody = z.object({
+  draft: z.string().max(4000).nullish(),
+});
+
+export const enhanceBody = z.object({
+  body: z.string().max(4000).refine(notBlank, 'The body field must not be empty or only whitespace.'),
+  mode: z.enum(ENHANCE_MODES).nullish(),
+});
+
+export const outcomeBody = z.object({
+  outcome: z.enum(SUGGESTION_OUTCOMES),
+});
+
+type ConversationRequest = Request<{ conversation: string }>;
+
+/** AI assist for agents (SPEC.md): reply suggestions, draft enhancing, summaries, suggestion outcomes. */
+export function assistRoutes(ctx: AppContext): Router {
+  const router = Router();
+  const handles = requireAbility('handle-conversations');
+  // Route limits count every request that passes the role check, before the conversation is looked up.
+  const perUser = (name: string, points: number) => rateLimit(ctx.limiters, { name, points, duration: 60, by: 'user' });
+
+  router.post('/conversations/:conversation/suggest', handles, perUser('agent-suggest', 30), async (req: ConversationRequest, res) => {
+    const { company, user } = authOf(req);
+    const conversation = await conversationOf(company.id, req.params.conversation);
+    const { draft } = parse(suggestBody, req.body);
+    res.json(await suggestReply(ctx, { company, userId: user.id, conversation, draft }));
+  });
+
+  router.post('/conversations/:conversation/enhance', handles, perUser('agent-enhance', 30), async (req: ConversationRequest, res) => {
+    const { company, user } = authOf(req);
+    const conversation = await conversationOf(company.id, req.params.conversation);
+    const { body, mode } = parse(enhanceBody, req.body);
+    res.json(await enhanceDraft(ctx, { company, userId: user.id, conversation, body, mode: mode ?? 'fix' }));
+  });
+
+  // SPEC.md shows no limit for summaries; 10 a minute per agent (documented in docs/api.md).
+  router.post('/conversations/:conversation/summary', handles, perUser('agent-summary', 10), async (req: ConversationRequest, res) => {
+    const { company, user } = authOf(req);
+    const conversation = await conversationOf(company.id, req.params.conversation);
+    const { summary, summaryAt } = await summariseConversation(ctx, { company, userId: user.id, conversation });
+    res.json({ summary, summary_at: displayTime(summaryAt) });
+  });
+
+  router.post('/suggestion/:suggestion/outcome', handles, perUser('agent-suggestion-outcome', 60), async (req: Request<{ suggestion: string }>, res) => {
+    const suggestion = await findSuggestion(authOf(req).company.id, req.params.suggestion);
+    const { outcome } = parse(outcomeBody, req.body);
+    await recordOutcome(suggestion, outcome);
+    res.json({ id: Number(suggestion.id), outcome });
+  });
+
+  return router;
 }

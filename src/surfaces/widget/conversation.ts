@@ -5,7 +5,7 @@ import { findWidgetChatbot } from '../../domain/chatbots/findChatbot';
 import { latestVisitorConversation, messagesAfter, visitorConversation, type VisitorOwner } from '../../domain/conversations/widgetReads';
 import { rateLimit } from '../../http/rateLimit';
 import { parse } from '../../http/validate';
-import { presentWidgetState } from '../../presenters/widget';
+import { presentConversationView, presentWidgetState } from '../../presenters/widget';
 import { conversationBody, stateQuery } from './schemas';
 
 /** The visitor's own conversation: the two state reads (DECISIONS.md), reset and handoff. */
@@ -45,7 +45,7 @@ export function conversationRoutes(ctx: AppContext, actors: Actors): Router {
     const owner = ownerOf(chatbot.id, body.visitor_id);
     await visitorConversation(owner, body.conversation_id);
     const view = await actors.ask('conversation', body.conversation_id, { type: 'requestHandoff', ...owner });
-    res.json({ status: view.status, handoff_state: view.handoffState, wait_remaining: view.waitRemaining });
+    res.json(presentConversationView(view));
   });
 
   return router;

@@ -10,6 +10,7 @@ import { prechatOf } from '../../domain/chatbots/prechat';
 import { verifyIdentity } from '../../domain/conversations/identity';
 import { assertAllowance } from '../../domain/usage/allowance';
 import { AppError, validationFailed } from '../../errors';
+import { presentConversationView } from '../../presenters/widget';
 import { rateLimit } from '../../http/rateLimit';
 import { SseStream } from '../../http/sse';
 import { parse } from '../../http/validate';
@@ -55,7 +56,7 @@ async function relay(stream: ActorStream<VisitorChunk, VisitorMessageReply>, res
   try {
     for (let next = first; !next.done; next = await chunks.next()) sse.send(next.value.chunk.event, next.value.chunk.data);
     const reply = await stream.reply;
-    if (reply.outcome === 'answered') sse.send('done', { message_id: reply.answer.id, source: reply.answer.source, sources: reply.answer.sources });
+    if (reply.outcome === 'answered') sse.send('done', { message_id: reply.answer.id, source: reply.answer.source, sources: reply.answer.sources, ...presentConversationView(reply) });
     else if (reply.outcome === 'held') sse.send('error', { message: reply.note, code: 'handoff' });
     else sse.send('error', errorEvent(reply.error));
   } catch (error) {

@@ -1,0 +1,130 @@
+import { QueryTypes, UniqueConstraintError } from 'sequelize';
+import { notFound } from '../../errors';
+import { Conversation, Message, Note } from '../../models';
+import { presentMessageEvent } from '../../presenters/message';
+import { companyChannel, conversationChannel } from '../../realtime/channels';
+import { visitorActorId } from '../visitor/protocol';
+import type { ConversationActor } from './actor';
+import type { ConversationView, InviteInput, SentMessage, StoredNote } from './protocol';
+import { takeover } from './stateTurns';
+import { takeOver } from '../../domain/conversations/transitions';
+
+const PREVIEW = 200;
+
+const channelsOf = (conversation: Conversation) => [conversationChannel(conversation.publicId), companyChannel(conversation.companyId)];
+
+const sent = (message: Message): SentMessage => ({ id: Number(message.id), content: message.content, at: message.createdAt.toISOString() });
+
+/** The visitor hears of a held line on their next heartbeat, or at once when their widget is connected. */
+const tellVisitor = (actor: ConversationActor, conversation: Conversation) =>
+  actor.deps.actors.tell('visitor', visitorActorId(conversation.companyId, conversation.visitorKey), { type: 'held', conversationId: conversation.publicId });
+
+/**
+ * An agent's reply takes the conversation over and is held for the visitor (delivered live, and on
+ * the next heartbeat). The same client id twice stores it once and answers `duplicate`; the unique
+ * index holds that even against an earlier owner of this conversation.
+ */
+export async function agentReply(actor: ConversationActor, userId: number, text: string, clientId?: string): Promise<ConversationView & { message: SentMessage; duplicate: boolean }> {
+  const conversation = actor.conversation();
+  const earlier = async () => (clientId ? await Message.findOne({ where: { conversationId: conversation.id, clientId } }) : null);
+  const repeat = await earlier();
+  if (repeat) return { ...actor.view(), message: sent(repeat), duplicate: true };
+  await takeover(actor, userId);
+  try {
+    const message = await actor.record.write(undefined, async (unit) => {
+      const stored = await unit.addMessage({ role: 'agent', content: text, authorUserId: userId, clientId: clientId ?? null });
+      unit.change({ messageCount: conversation.messageCount + 1, unreadCount: 0, lastMessagePreview: text.slice(0, PREVIEW), lastMessageAt: stored.createdAt });
+      unit.emit('message.created', channelsOf(conversation), presentMessageEvent(stored, conversation.publicId));
+      return stored;
+    });
+    tellVisitor(actor, conversation);
+    return { ...actor.view(), message: sent(message), duplicate: false };
+  } catch (error) {
+    const theirs = error instanceof UniqueConstraintError ? await earlier() : null;
+    if (!theirs) throw error;
+    return { ...actor.view(), message: sent(theirs), duplicate: true };
+  }
+}
+
+/**
+ * An agent starts a chat with a visitor who is browsing: the conversation (new, or the visitor's open
+ * one) is held by that agent from the first line, and the line waits for the visitor's next heartbeat
+ * unless their widget is connected. One write: either all of it is saved or none of it.
+ */
+export async function invite(actor: ConversationActor, input: InviteInput): Promise<ConversationView & { created: boolean; message: SentMessage }> {
+  const existing = actor.record.row && actor.conversation({ chatbotId: input.chatbotId, visitorKey: input.visitorKey });
+  await actor.chatbot(input.chatbotId);
+  const create = existing
+    ? undefined
+    : () =>
+        Conversation.build({
+          publicId: actor.id,
+          companyId: actor.companyId,
+          chatbotId: input.chatbotId,
+          visitorKey: input.visitorKey,
+          channel: 'widget',
+          routedBy: 'invite',
+        });
+  const message = await actor.record.write(create, async (unit) => {
+    const conversation = unit.conversation;
+    await unit.addEvent('invited', 'agent', input.userId);
+    const stored = await unit.addMessage({ role: 'agent', content: input.text, authorUserId: input.userId });
+    unit.change({
+      ...takeOver(conversation, input.userId),
+      messageCount: conversation.messageCount + 1,
+      lastMessagePreview: input.text.slice(0, PREVIEW),
+      lastMessageAt: stored.createdAt,
+    });
+    unit.emit(existing ? 'conversation.updated' : 'conversation.created', existing ? channelsOf(conversation) : [companyChannel(conversation.companyId)], () => actor.eventData());
+    unit.emit('message.created', channelsOf(conversation), presentMessageEvent(stored, conversation.publicId));
+    return stored;
+  });
+  tellVisitor(actor, actor.conversation());
+  return { ...actor.view(), created: !existing, message: sent(message) };
+}
+
+/** An internal note: agents see it in the thread; the visitor never does. */
+export async function note(actor: ConversationActor, userId: number, body: string): Promise<StoredNote> {
+  const conversation = actor.conversation();
+  const stored = await actor.record.write(undefined, async (unit) => {
+    const created = await Note.create({ companyId: conversation.companyId, conversationId: conversation.id, userId, body }, { transaction: unit.transaction });
+    unit.emit('conversation.updated', [conversationChannel(conversation.publicId)], () => actor.eventData());
+    return created;
+  });
+  return { id: Number(stored.id), body: stored.body, userId: stored.userId ?? null, at: stored.createdAt.toISOString() };
+}
+
+/**
+ * Attaches or detaches a catalogue tag (the route checked it is the workspace's). Only a real change
+ * writes its event (`tag_added` / `tag_removed`), so a repeat is harmless.
+ */
+export async function tag(actor: ConversationActor, userId: number, tagId: number, attach: boolean): Promise<{ changed: boolean }> {
+  const conversation = actor.conversation();
+  return actor.record.write(undefined, async (unit) => {
+    const bind = [conversation.id, tagId, conversation.companyId];
+    const rows = await Conversation.sequelize!.query<{ tag_id: number }>(
+      attach
+        ? `INSERT INTO conversation_tags (conversation_id, tag_id, company_id, source) VALUES ($1, $2, $3, 'agent')
+           ON CONFLICT DO NOTHING RETURNING tag_id`
+        : 'DELETE FROM conversation_tags WHERE conversation_id = $1 AND tag_id = $2 AND company_id = $3 RETURNING tag_id',
+      { bind, type: QueryTypes.SELECT, transaction: unit.transaction },
+    );
+    if (rows.length === 0) return { changed: false };
+    await unit.addEvent(attach ? 'tag_added' : 'tag_removed', 'agent', userId, { tag_id: tagId });
+    unit.emit('conversation.updated', channelsOf(conversation), () => actor.eventData());
+    return { changed: true };
+  });
+}
+
+/** An agent opened the thread: unread goes to zero for every agent's inbox. */
+export async function markRead(actor: ConversationActor): Promise<{ unreadCount: number }> {
+  const conversation = actor.record.row;
+  if (!conversation) throw notFound('Conversation');
+  if (conversation.unreadCount > 0) {
+    await actor.record.write(undefined, async (unit) => {
+      unit.change({ unreadCount: 0 });
+      unit.emit('conversation.updated', channelsOf(conversation), () => actor.eventData());
+    });
+  }
+  return { unreadCount: 0 };
+}

@@ -1,0 +1,43 @@
+import type { EndpointDeps } from '../../ai/endpoint';
+import type { Company } from '../../models';
+import { callModel, endpointFor } from './callModel';
+import type { ConversationWithChatbot } from './findConversation';
+import { enhanceSystem, type EnhanceMode } from './prompts';
+
+export interface EnhanceInput {
+  company: Pick<Company, 'id' | 'plan'>;
+  userId: number;
+  conversation: ConversationWithChatbot;
+  body: string;
+  mode: EnhanceMode;
+}
+
+export interface Enhanced {
+  text: string;
+  enhanced: boolean;
+}
+
+// Room for `expand` to roughly double a 4000-character draft.
+const MAX_TOKENS = 2_000;
+
+/**
+ * The agent's draft rewritten in the chosen mode by the chatbot's model. The draft comes back as it
+ * was, with `enhanced` false, when there is no provider key (no call is made) or the model answers
+ * nothing or the same text.
+ */
+export async function enhanceDraft(deps: EndpointDeps, input: EnhanceInput): Promise<Enhanced> {
+  const { company, userId, conversation, body, mode } = input;
+  const unchanged = { text: body, enhanced: false };
+  const endpoint = await endpointFor(deps, conversation.chatbot);
+  if (!endpoint) return unchanged;
+  const completion = await callModel(deps, endpoint, {
+    company,
+    chatbot: conversation.chatbot,
+    conversationId: conversation.id,
+    userId,
+    kind: 'enhance',
+    request: { system: enhanceSystem(mode), messages: [{ role: 'user', content: body }], maxTokens: MAX_TOKENS, temperature: 0.3 },
+  });
+  const text = completion.text.trim();
+  return !text || text === body.trim() ? unchanged : { text, enhanced: true };
+}

@@ -1,0 +1,62 @@
+import type { EndpointDeps } from '../../ai/endpoint';
+import { AiSuggestion, type Company } from '../../models';
+import { retrievePassages } from '../knowledge/retrieve';
+import { callModel, endpointFor } from './callModel';
+import type { ConversationWithChatbot } from './findConversation';
+import { suggestSystem } from './prompts';
+import { asChatMessages, awaitsAnswer, recentTurns, unanswered, type Turn } from './transcript';
+
+export interface SuggestInput {
+  company: Pick<Company, 'id' | 'plan'>;
+  userId: number;
+  conversation: ConversationWithChatbot;
+  draft?: string | null;
+}
+
+export interface Suggestion {
+  id: number;
+  suggestion: string | null;
+}
+
+const WINDOW = { turns: 20, chars: 8_000 };
+const PASSAGES = 5;
+const MAX_TOKENS = 600;
+
+/**
+ * A reply an agent could send, grounded in the transcript and the chatbot's knowledge. Every request
+ * leaves an ai_suggestions row (outcome `generated`) so outcomes can be reported against its id; the
+ * suggestion is null, and no call is made, when the visitor has nothing waiting for an answer or no
+ * provider key is configured.
+ */
+export async function suggestReply(deps: EndpointDeps, input: SuggestInput): Promise<Suggestion> {
+  const { conversation, userId } = input;
+  const turns = await recentTurns(conversation, WINDOW);
+  const suggestion = awaitsAnswer(turns) ? await draftReply(deps, input, turns) : null;
+  const row = await AiSuggestion.create({
+    companyId: conversation.companyId,
+    conversationId: conversation.id,
+    userId,
+    suggestion,
+    outcome: 'generated',
+  });
+  return { id: Number(row.id), suggestion };
+}
+
+async function draftReply(deps: EndpointDeps, input: SuggestInput, turns: Turn[]): Promise<string | null> {
+  const { company, userId, conversation } = input;
+  const { chatbot } = conversation;
+  const endpoint = await endpointFor(deps, chatbot);
+  if (!endpoint) return null;
+  const draft = input.draft?.trim() || null;
+  const question = [...unanswered(turns).map((turn) => turn.content), draft ?? ''].join('\n');
+  const passages = await retrievePassages(chatbot.id, question, PASSAGES);
+  const completion = await callModel(deps, endpoint, {
+    company,
+    chatbot,
+    conversationId: conversation.id,
+    userId,
+    kind: 'suggest',
+    request: { system: suggestSystem({ chatbot, passages, draft }), messages: asChatMessages(turns), maxTokens: MAX_TOKENS, temperature: 0.4 },
+  });
+  return completion.text.trim() || null;
+}

@@ -1,0 +1,29 @@
+/**
+ * Inbox groups and filters (DECISIONS.md "Conversations"), written once as SQL so the list, the
+ * filter and the counts can never disagree. `$2` is the calling agent's user id.
+ */
+export const INBOX_GROUPS = ['waiting', 'mine', 'team', 'ai', 'resolved'] as const;
+export type InboxGroup = (typeof INBOX_GROUPS)[number];
+
+export const INBOX_FILTERS = ['all', 'waiting', 'mine', 'team', 'ai', 'human', 'resolved'] as const;
+export type InboxFilter = (typeof INBOX_FILTERS)[number];
+
+/** `c` is the conversations row. A waiting visitor nobody has picked up outranks the AI's own chats. */
+export const GROUP_SQL = `CASE
+  WHEN c.status = 'closed' THEN 'resolved'
+  WHEN c.status = 'agent' AND c.assigned_user_id = $2 THEN 'mine'
+  WHEN (c.handoff_state = 'handoff_pending' OR c.escalated) AND c.assigned_user_id IS NULL THEN 'waiting'
+  WHEN c.status = 'agent' THEN 'team'
+  ELSE 'ai'
+END`;
+
+export function filterSql(filter: InboxFilter): string {
+  switch (filter) {
+    case 'all':
+      return `c.status <> 'closed'`;
+    case 'human':
+      return `(${GROUP_SQL}) IN ('mine', 'team')`;
+    default:
+      return `(${GROUP_SQL}) = '${filter}'`;
+  }
+}

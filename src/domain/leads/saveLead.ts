@@ -1,0 +1,39 @@
+import { QueryTypes } from 'sequelize';
+import { unprocessable } from '../../errors';
+import { Conversation, type LeadStatus } from '../../models';
+import { findConversation } from '../conversations/findConversation';
+import { capturedContact, hasContact } from './capturedContact';
+
+export interface SavedLead {
+  id: number;
+  status: LeadStatus;
+  source: string;
+  /** False when the conversation already had its lead (one per conversation). */
+  created: boolean;
+}
+
+/**
+ * Saves the conversation's captured contact details as a lead (source `chat`, status `new`). A
+ * conversation has at most one lead: saving again refreshes its details with what has been captured
+ * since (never blanking one) and keeps its status. 422 when nothing has been captured.
+ */
+export async function saveLead(companyId: number, publicId: string): Promise<SavedLead> {
+  const conversation = await findConversation(companyId, publicId, { attributes: ['id', 'visitorName', 'visitorEmail', 'visitorPhone', 'prechat'] });
+  const contact = capturedContact(conversation);
+  if (!hasContact(contact)) throw unprocessable('No name, email or phone has been captured in this conversation yet.');
+
+  // xmax is 0 only on a row this statement inserted: it tells a new lead from a refreshed one in one round trip.
+  const [row] = await Conversation.sequelize!.query<{ id: number; status: LeadStatus; source: string; created: boolean }>(
+    `INSERT INTO leads (company_id, conversation_id, name, email, phone, status, source)
+     VALUES (:companyId, :conversationId, :name, :email, :phone, 'new', 'chat')
+     ON CONFLICT (conversation_id) DO UPDATE SET
+       name = COALESCE(EXCLUDED.name, leads.name),
+       email = COALESCE(EXCLUDED.email, leads.email),
+       phone = COALESCE(EXCLUDED.phone, leads.phone),
+       updated_at = now()
+     RETURNING id, status, source, (xmax = 0) AS created`,
+    { type: QueryTypes.SELECT, replacements: { companyId, conversationId: conversation.id, ...contact } },
+  );
+  if (!row) throw new Error('lead upsert returned no row');
+  return { id: Number(row.id), status: row.status, source: row.source, created: row.created };
+}

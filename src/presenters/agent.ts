@@ -1,0 +1,62 @@
+import { ROLES } from '../../config/roles';
+import { avatarOf } from '../domain/accounts/avatar';
+import { dndMinutesLeft, type Preferences } from '../domain/notifications/preferences';
+import type { SavedSubscription } from '../domain/push/subscriptions';
+import type { AccessToken, CannedReply, Company, Tag, User } from '../models';
+import { isoWithOffset } from './time';
+
+/** The user shape of the agent app: the role as its label ("Agent"), and an avatar URL. */
+export const presentAgentUser = (user: User) => ({
+  id: user.id,
+  name: user.name,
+  email: user.email,
+  role: ROLES[user.role]?.label ?? user.role,
+  avatar: avatarOf(user),
+});
+
+/** The company shape of the agent app; `plan` is the stored name (`pro`), as on the portal. */
+export const presentAgentCompany = (company: Company) => ({ id: company.id, name: company.name, plan: company.plan });
+
+/** What `me` shows about the calling token and its holder. */
+export const presentAgentSession = (token: AccessToken, user: User, company: Company) => ({
+  user: presentAgentUser(user),
+  company: presentAgentCompany(company),
+  expires_at: isoWithOffset(token.expiresAt),
+  device_name: token.deviceName ?? null,
+});
+
+/** Login and refresh: the new token first, then the session it opens. */
+export const presentAgentToken = (plain: string, token: AccessToken, user: User, company: Company) => {
+  const { user: userShape, company: companyShape, expires_at, device_name } = presentAgentSession(token, user, company);
+  return { token: plain, expires_at, device_name, user: userShape, company: companyShape };
+};
+
+export const presentTag = (tag: Tag) => ({ id: tag.id, name: tag.name, color: tag.color });
+
+export const presentCannedReply = (reply: CannedReply) => ({ id: reply.id, title: reply.title, shortcut: reply.shortcut, body: reply.body });
+
+export const presentPushSubscription = (subscription: SavedSubscription) => ({
+  id: subscription.id,
+  endpoint: subscription.endpoint,
+  device_name: subscription.deviceName,
+});
+
+/** Every field the preferences update takes, resolved; DND both as minutes left and as its end time. */
+export function presentNotificationPreferences(prefs: Preferences, now = new Date()) {
+  const dndMinutes = dndMinutesLeft(prefs.dndUntil, now);
+  return {
+    push_enabled: prefs.pushEnabled,
+    sound_enabled: prefs.soundEnabled,
+    vibrate_enabled: prefs.vibrateEnabled,
+    email_enabled: prefs.emailEnabled,
+    events: prefs.events,
+    sound_pack: prefs.soundPack,
+    volume: prefs.volume,
+    quiet_hours_start: prefs.quietHoursStart,
+    quiet_hours_end: prefs.quietHoursEnd,
+    quiet_hours_tz: prefs.quietHoursTz,
+    dnd_minutes: dndMinutes,
+    dnd_until: dndMinutes > 0 && prefs.dndUntil ? isoWithOffset(prefs.dndUntil) : null,
+    chatbot_filter: prefs.chatbotFilter,
+  };
+}

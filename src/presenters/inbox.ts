@@ -1,0 +1,108 @@
+import type { ActiveConversation } from '../domain/inbox/activeConversation';
+import type { InboxRow } from '../domain/inbox/listInbox';
+import { prechatOf } from '../domain/chatbots/prechat';
+import { capturedContact } from '../domain/leads/capturedContact';
+import { DEFAULT_CURRENCY } from '../domain/leads/revenue';
+import { isOnline } from '../domain/visitors/presence';
+import { presentRevenue } from './customerContext';
+import { displayDate, displayTime, relativeTime } from './displayTime';
+import { presentAgentMessage } from './message';
+
+export interface InboxClock {
+  now: Date;
+  /** The heartbeat interval in force: a visitor is online until two of them pass without a beat. */
+  pollSeconds: number;
+}
+
+/** How the inbox names a visitor who has not said who they are: a short, stable tag of their id. */
+export const visitorLabel = (row: Pick<InboxRow, 'visitor_name' | 'email' | 'visitor_key'>): string =>
+  row.visitor_name || row.email || `Visitor ${row.visitor_key.replace(/[^a-z0-9]/gi, '').slice(-6).toUpperCase() || '#'}`;
+
+const waitingSeconds = (row: InboxRow, now: Date) =>
+  row.handoff_state === 'handoff_pending' && row.handoff_requested_at ? Math.max(0, Math.floor((now.getTime() - new Date(row.handoff_requested_at).getTime()) / 1000)) : null;
+
+/** SPEC.md "Agent inbox item". */
+export function presentInboxItem(row: InboxRow, userId: number, clock: InboxClock) {
+  return {
+    id: row.id,
+    chatbot: row.chatbot,
+    visitor: visitorLabel(row),
+    email: row.email,
+    status: row.status,
+    channel: row.channel,
+    last_at: relativeTime(new Date(row.last_message_at), clock.now),
+    preview: row.preview ?? '',
+    escalated: row.escalated,
+    unread: Number(row.unread),
+    resolution: row.resolution,
+    tags: row.tags,
+    group: row.group,
+    handoff_state: row.handoff_state,
+    assigned_to: row.assigned_to,
+    mine: row.assigned_user_id === userId,
+    online: isOnline(row.last_seen_at && new Date(row.last_seen_at), clock.now.getTime(), clock.pollSeconds),
+    waiting_seconds: waitingSeconds(row, clock.now),
+  };
+}
+
+/** SPEC.md "Agent active conversation": the inbox item's facts plus the thread and what is known of the visitor. */
+export function presentActiveConversation(active: ActiveConversation, userId: number, clock: InboxClock) {
+  const { conversation: c, row, chatbot, visitor } = active;
+  const item = presentInboxItem(row, userId, clock);
+  const meta = c.meta as { page_url?: unknown; referrer?: unknown };
+  const text = (...values: unknown[]) => (values.find((value) => typeof value === 'string' && value) as string | undefined) ?? '';
+  const contact = capturedContact(c);
+  return {
+    id: c.publicId,
+    status: c.status,
+    resolution: c.resolution,
+    resolved_at: c.resolvedAt ? displayTime(c.resolvedAt) : null,
+    handoff_requested_at: c.handoffRequestedAt ? displayTime(c.handoffRequestedAt) : '',
+    escalated: c.escalated,
+    resolved_by_ai: c.resolvedByAi,
+    events: active.events.map((event) => ({ type: event.type, source: event.source, at: displayTime(event.createdAt) })),
+    tags: active.tags,
+    tag_suggestions: active.tagSuggestions,
+    visitor: item.visitor,
+    chatbot: chatbot.name,
+    channel: c.channel,
+    email: contact.email ?? null,
+    phone: contact.phone ?? null,
+    page: text(visitor?.page, meta.page_url),
+    referrer: text(visitor?.referrer, meta.referrer),
+    entry_page: text(visitor?.entryPage, active.journey[0]?.url),
+    locale: text(c.locale, visitor?.locale),
+    detected_language: text(c.detectedLanguage),
+    joined: displayDate(visitor?.firstSeenAt ?? c.createdAt),
+    msg_count: c.messageCount,
+    group: item.group,
+    handoff_state: c.handoffState,
+    assigned_to: item.assigned_to,
+    mine: item.mine,
+    online: item.online,
+    last_seen: visitor ? displayTime(visitor.lastSeenAt) : '',
+    waiting_seconds: item.waiting_seconds,
+    device: text(visitor?.device),
+    browser: text(visitor?.browser),
+    os: text(visitor?.os),
+    country: text(visitor?.country),
+    timezone: text(visitor?.timezone),
+    page_views: visitor?.pageViews ?? 0,
+    prechat: c.prechat,
+    prechat_greeting: prechatOf(chatbot).greeting,
+    journey: active.journey.map((view) => ({ url: view.url, at: view.viewedAt ? displayTime(view.viewedAt) : null })),
+    ...presentRevenue({ cents: c.revenueCents === null ? null : Number(c.revenueCents), currency: c.revenueCurrency ?? DEFAULT_CURRENCY }),
+    summary: c.summary ?? '',
+    summary_at: c.summaryAt ? displayTime(c.summaryAt) : '',
+    intent: c.intent ?? '',
+    lead_id: active.lead?.id ?? null,
+    lead_status: active.lead?.status ?? null,
+    messages: active.messages.map((message) => presentAgentMessage({ id: message.id, role: message.role, content: message.content, at: message.createdAt })),
+    notes: active.notes.map((note) => ({ id: Number(note.id), body: note.body, author: note.author?.name ?? '', at: displayTime(note.createdAt) })),
+    watchers: [],
+    watching: false,
+    routed_by: c.routedBy,
+    blocked: c.blocked,
+    abuse_strikes: c.abuseStrikes,
+  };
+}
