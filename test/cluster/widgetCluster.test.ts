@@ -3,7 +3,9 @@ import { Deployment } from '../support/cluster/deployment';
 import type { ClusterNode } from '../support/cluster/node';
 import { fakeLlm, server } from '../support/hooks';
 import { cliOk } from '../support/processes';
+import { request } from '../support/http';
 import { postStream } from '../support/sse';
+import { connect, Inbox, subscribe } from '../support/sockets';
 
 const REPLY = 'Every parcel is insured and tracked from our warehouse to your door.';
 
@@ -46,6 +48,37 @@ describe('widget conversations across real web processes', function () {
     assert.equal(reply.events.filter((e) => e.event === 'delta').map((e) => e.data.delta).join(''), REPLY);
     const rows = await deployment.query<{ role: string }>('SELECT m.role FROM messages m JOIN conversations c ON c.id = m.conversation_id WHERE c.public_id = $1 ORDER BY m.id', [conversationId]);
     assert.deepEqual(rows.map((r) => r.role), ['visitor', 'assistant', 'visitor', 'assistant']);
+  });
+
+  it('an agent on another node sees the reply live; concurrent repeats of one client_id through both nodes store it once', async () => {
+    const conversationId = await openConversation('visitor-agent');
+    const owner = await deployment.ownerOf('conversation', conversationId);
+    const other = otherThan(owner);
+    const { company_id: companyId } = (await deployment.query<{ company_id: number }>('SELECT company_id FROM conversations WHERE public_id = $1', [conversationId]))[0]!;
+    const { user } = (await cliOk(['user', 'create', '--company', String(companyId), '--email', 'sam@cluster.test', '--password', 'password-123', '--name', 'Sam', '--role', 'agent'], deployment.env())) as { user: { id: number } };
+    const { token } = (await cliOk(['token', 'create', '--user', String(user.id), '--ability', 'agent'], deployment.env())) as { token: string };
+
+    // The agent's socket is on the node that does not host the conversation.
+    const socket = await connect(other.url, { token });
+    try {
+      const channel = `private-company.${companyId}`;
+      const auth = await request('POST', '/api/agent/broadcasting/auth', { token, body: { socket_id: socket.id, channel_name: channel }, baseUrl: other.url });
+      assert.deepEqual(await subscribe(socket, channel, auth.body.auth), { ok: true });
+      const inbox = new Inbox(socket);
+      const path = `/api/agent/conversations/${conversationId}/reply`;
+      const replies = await Promise.all(
+        [owner, other, owner, other].map((node) => request('POST', path, { token, body: { body: 'Sam here, on it.', client_id: 'tap-7' }, baseUrl: node.url })),
+      );
+      assert.deepEqual(replies.map((r) => r.status), [200, 200, 200, 200], JSON.stringify(replies.map((r) => r.body)));
+      assert.equal(new Set(replies.map((r) => r.body.message.id)).size, 1);
+      assert.equal(replies.filter((r) => r.body.duplicate === true).length, 3);
+      const created = await inbox.next((r) => r.payload.event === 'message.created' && (r.payload.data as { role: string }).role === 'agent');
+      assert.equal((created.payload.data as { id: number }).id, replies[0]!.body.message.id);
+      const rows = await deployment.query('SELECT 1 FROM messages m JOIN conversations c ON c.id = m.conversation_id WHERE c.public_id = $1 AND m.role = $2', [conversationId, 'agent']);
+      assert.equal(rows.length, 1);
+    } finally {
+      socket.close();
+    }
   });
 
   it('ends the stream with an error when the owner dies mid-reply; catch-up shows what was stored; a retry answers once', async () => {
