@@ -5,8 +5,9 @@ import type { AppContext } from '../../context';
 import { signIn, type Admission } from '../../domain/accounts/signIn';
 import { issueToken, revokeToken } from '../../domain/accounts/tokens';
 import { authOf } from '../../http/authenticate';
+import { credentialsBody } from '../../http/credentials';
 import { rateLimit } from '../../http/rateLimit';
-import { notBlank, parse } from '../../http/validate';
+import { parse } from '../../http/validate';
 import { presentAgentSession, presentAgentToken } from '../../presenters/agent';
 
 /** The name every agent-app token is stored under; the device it was issued to is kept beside it. */
@@ -19,11 +20,7 @@ export const deviceName = z
   .nullish()
   .transform((value) => (value === undefined ? undefined : value?.trim() || null));
 
-export const agentLoginBody = z.object({
-  email: z.string().max(255).refine(notBlank, 'The email field is required.'),
-  password: z.string().refine((value) => value.length > 0, 'The password field is required.'),
-  device_name: deviceName,
-});
+export const agentLoginBody = credentialsBody.extend({ device_name: deviceName });
 
 /**
  * People who handle conversations in a live workspace. Unlike the portal, the password was right and

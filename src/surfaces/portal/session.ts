@@ -1,5 +1,4 @@
 import { Router } from 'express';
-import { z } from 'zod';
 import type { AppContext } from '../../context';
 import { brandOf } from '../../domain/accounts/brand';
 import { signIn, WRONG_CREDENTIALS, type Admission } from '../../domain/accounts/signIn';
@@ -7,15 +6,11 @@ import { issueToken, revokeToken } from '../../domain/accounts/tokens';
 import { countChatbots } from '../../domain/chatbots/findChatbot';
 import { allowanceOf } from '../../domain/usage/allowance';
 import { authOf } from '../../http/authenticate';
+import { credentialsBody } from '../../http/credentials';
 import { rateLimit } from '../../http/rateLimit';
-import { notBlank, parse } from '../../http/validate';
+import { parse } from '../../http/validate';
 import { presentPortalCompany, presentPortalLimits, presentPortalUsage, presentPortalUser } from '../../presenters/account';
 import { roleCan } from '../../../config/roles';
-
-export const loginBody = z.object({
-  email: z.string().max(255).refine(notBlank, 'The email field is required.'),
-  password: z.string().refine((value) => value.length > 0, 'The password field is required.'),
-});
 
 /** Owners and admins of a live workspace with the portal on; every refusal reads like a wrong password. */
 const admitToPortal: Admission = (user) => {
@@ -26,7 +21,7 @@ const admitToPortal: Admission = (user) => {
 /** Sign-in (above the token gate) for the portal. */
 export function loginRoutes(ctx: AppContext): Router {
   return Router().post('/login', rateLimit(ctx.limiters, { name: 'portal-login', points: 10, duration: 60, by: 'ip' }), async (req, res) => {
-    const { email, password } = parse(loginBody, req.body);
+    const { email, password } = parse(credentialsBody, req.body);
     const user = await signIn(ctx.lockout, email, password, admitToPortal);
     const { plain } = await issueToken(user, 'portal', { name: 'portal' });
     res.json({ token: plain, user: presentPortalUser(user), company: presentPortalCompany(user.company), brand: brandOf(user.company, ctx.config.appUrl) });
