@@ -3,6 +3,7 @@ import type { InboxRow } from '../domain/inbox/listInbox';
 import { prechatOf } from '../domain/chatbots/prechat';
 import { capturedContact } from '../domain/leads/capturedContact';
 import { DEFAULT_CURRENCY } from '../domain/leads/revenue';
+import { visitorDisplayName } from '../domain/visitors/displayName';
 import { isOnline } from '../domain/visitors/presence';
 import { presentRevenue } from './customerContext';
 import { displayDate, displayTime, relativeTime } from './displayTime';
@@ -14,10 +15,6 @@ export interface InboxClock {
   pollSeconds: number;
 }
 
-/** How the inbox names a visitor who has not said who they are: a short, stable tag of their id. */
-export const visitorLabel = (row: Pick<InboxRow, 'visitor_name' | 'email' | 'visitor_key'>): string =>
-  row.visitor_name || row.email || `Visitor ${row.visitor_key.replace(/[^a-z0-9]/gi, '').slice(-6).toUpperCase() || '#'}`;
-
 const waitingSeconds = (row: InboxRow, now: Date) =>
   row.handoff_state === 'handoff_pending' && row.handoff_requested_at ? Math.max(0, Math.floor((now.getTime() - new Date(row.handoff_requested_at).getTime()) / 1000)) : null;
 
@@ -26,7 +23,7 @@ export function presentInboxItem(row: InboxRow, userId: number, clock: InboxCloc
   return {
     id: row.id,
     chatbot: row.chatbot,
-    visitor: visitorLabel(row),
+    visitor: visitorDisplayName({ name: row.visitor_name, email: row.email, key: row.visitor_key }),
     email: row.email,
     status: row.status,
     channel: row.channel,

@@ -393,6 +393,7 @@ describe('visitors: POST /widget/{key}/heartbeat', () => {
       actors: { tell: () => undefined } as unknown as Actors,
       writer: new PresenceWriter((visitors, views) => upsertVisitors(sequelize, visitors, views), pino({ level: 'silent' })),
       pollSeconds: 1,
+      raise: () => undefined,
     };
     const env = {
       id: visitorActorId(company.id, key),

@@ -2,6 +2,9 @@ import type { ActorDeps } from '../kinds';
 import type { ActivationEnv } from '../runtime/behaviour';
 import { notFound } from '../../errors';
 import { Chatbot, Company, type Conversation } from '../../models';
+import type { NotificationEvent } from '../../domain/notifications/preferences';
+import { raisePushEvent } from '../../domain/push/events';
+import { visitorDisplayName } from '../../domain/visitors/displayName';
 import type { ConversationView } from './protocol';
 import type { ConversationRecord } from './record';
 import { conversationEventData, viewOf } from './view';
@@ -58,5 +61,20 @@ export class ConversationActor {
 
   eventData(): Record<string, unknown> {
     return conversationEventData(this.conversation(), this.targetSeconds);
+  }
+
+  /** Tells agents' devices about this conversation; raised after the write it describes committed. */
+  push(event: NotificationEvent, occurrence: string | number, text: string): void {
+    const c = this.conversation();
+    raisePushEvent(this.deps.ctx, {
+      event,
+      key: `${event}:${c.publicId}:${occurrence}`,
+      companyId: c.companyId,
+      chatbotId: c.chatbotId,
+      conversationId: c.publicId,
+      assignedUserId: c.assignedUserId,
+      visitor: visitorDisplayName({ name: c.visitorName, email: c.visitorEmail, key: c.visitorKey }),
+      text,
+    });
   }
 }

@@ -27,7 +27,10 @@ export async function requestHandoff(actor: ConversationActor, owner: { chatbotI
   const now = new Date();
   const changes = moves.requestHuman(actor.conversation(), now);
   const view = await move(actor, changes, 'handoff_requested', 'visitor');
-  if (changes) await startSlaClock(actor, now);
+  if (changes) {
+    await startSlaClock(actor, now);
+    actor.push('handoff_requested', now.getTime(), 'asked to talk to a person.');
+  }
   return view;
 }
 
@@ -41,6 +44,7 @@ export async function slaCheck(actor: ConversationActor, requestedAt: string): P
   if (!conversation || conversation.handoffState !== 'handoff_pending' || conversation.slaBreachedAt) return;
   if (conversation.handoffRequestedAt?.toISOString() !== requestedAt) return;
   await move(actor, { slaBreachedAt: new Date() }, 'sla_breach', 'system');
+  actor.push('sla_breach', requestedAt, 'has waited past the first-response target.');
 }
 
 export async function takeover(actor: ConversationActor, userId: number): Promise<ConversationView> {

@@ -35,8 +35,14 @@ export async function visitorMessage(actor: ConversationActor, input: VisitorMes
   if (!existing && !input.create) throw notFound('Conversation');
   const chatbot = await actor.chatbot(input.chatbotId);
 
-  const stored = (existing && input.clientId && (await Message.findOne({ where: { conversationId: existing.id, clientId: input.clientId, role: 'visitor' } }))) || (await store(actor, input));
+  const retried = existing && input.clientId ? await Message.findOne({ where: { conversationId: existing.id, clientId: input.clientId, role: 'visitor' } }) : null;
+  const stored = retried ?? (await store(actor, input));
   const conversation = actor.record.row!;
+  if (!retried) {
+    if (!existing) actor.push('chat_started', 0, stored.content);
+    // While the AI answers, the visitor is looked after; once a person holds or is awaited, agents hear of each message.
+    if (!aiMayAnswer(conversation)) actor.push('visitor_message', Number(stored.id), stored.content);
+  }
   turn.emit({ event: 'meta', data: { conversation_id: conversation.publicId, visitor_message_id: Number(stored.id), status: conversation.status } });
   const base = { ...actor.view(), visitorMessageId: Number(stored.id) };
 
@@ -163,6 +169,7 @@ async function escalateToHuman(actor: ConversationActor, question: Message): Pro
     return storedAnswer(message);
   });
   await startSlaClock(actor, now);
+  actor.push('handoff_requested', now.getTime(), 'asked the AI for a person.');
   return answer;
 }
 

@@ -7,6 +7,8 @@ import { HELD_BATCH, takeHeldMessages, type HeldMessage } from '../../domain/vis
 import { departureMs, isOnline } from '../../domain/visitors/presence';
 import { insertVisitor, type VisitorRecord } from '../../domain/visitors/records';
 import { latestOpenConversation, ownsConversation, type VisitorOnChatbot } from '../../domain/visitors/visitorConversations';
+import type { PushEvent } from '../../domain/push/events';
+import { visitorDisplayName } from '../../domain/visitors/displayName';
 import { presentWidgetMessage } from '../../presenters/message';
 import { applyBeat } from './journey';
 import type { PresenceWriter } from './presenceWriter';
@@ -18,6 +20,8 @@ export interface VisitorServices {
   actors: Actors;
   writer: PresenceWriter;
   pollSeconds: number;
+  /** Agents' devices hear of arrivals (push delivery decides who, and whether the chatbot shows live visitors). */
+  raise: (event: PushEvent) => void;
 }
 
 /** Visitor events are not part of any conversation, so they carry seq 0 (seq rises per conversation only). */
@@ -65,7 +69,10 @@ export class VisitorActor {
       if (newPage) writer.pageView({ companyId: next.companyId, visitorId: next.id, url: next.page!, title: next.title, referrer: next.referrer, viewedAt: now });
     }
     this.record = next;
-    if (!wasOnline) this.announce('visitor.online');
+    if (!wasOnline) {
+      this.announce('visitor.online');
+      this.raiseArrival(now);
+    }
     this.armDeparture();
 
     const owner: VisitorOnChatbot = { companyId: next.companyId, chatbotId: input.chatbotId, visitorKey: next.visitorKey };
@@ -133,6 +140,20 @@ export class VisitorActor {
 
   private online(now: number): boolean {
     return isOnline(this.record.lastSeenAt, now, this.services.pollSeconds);
+  }
+
+  private raiseArrival(at: number): void {
+    const r = this.record;
+    this.services.raise({
+      event: 'visitor_arrived',
+      key: `visitor_arrived:${r.companyId}:${r.visitorKey}:${at}`,
+      companyId: r.companyId,
+      chatbotId: r.chatbotId,
+      conversationId: null,
+      assignedUserId: null,
+      visitor: visitorDisplayName({ name: null, email: null, key: r.visitorKey }),
+      text: r.title || r.page || '',
+    });
   }
 
   private announce(event: 'visitor.online' | 'visitor.offline'): void {

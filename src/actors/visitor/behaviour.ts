@@ -1,5 +1,6 @@
 import type { ActorDeps } from '../kinds';
 import type { ActorBehaviour } from '../runtime/behaviour';
+import { raisePushEvent } from '../../domain/push/events';
 import { pollSecondsOf } from '../../domain/visitors/presence';
 import { loadVisitor } from '../../domain/visitors/records';
 import { VisitorActor, type VisitorServices } from './actor';
@@ -22,6 +23,7 @@ export function visitorBehaviour(deps: ActorDeps): ActorBehaviour<'visitor'> {
     actors: deps.actors,
     writer: presenceWriterOf(ctx),
     pollSeconds: pollSecondsOf(ctx.config),
+    raise: (event) => raisePushEvent(ctx, event),
   };
   return {
     kind: 'visitor',
