@@ -31,8 +31,12 @@ export function assetRoutes(options: AssetOptions): Router {
 }
 
 /** Serves a file read once at start: gzipped when the client accepts it, with a content ETag. */
-function staticText(path: string, contentType: string) {
-  const body = readFileSync(path);
+export function staticText(path: string, contentType: string) {
+  return staticBody(readFileSync(path), contentType);
+}
+
+/** Serves bytes held in memory, as `staticText` does. */
+export function staticBody(body: Buffer, contentType: string) {
   const gzipped = gzipSync(body, { level: 9 });
   const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
   return (req: Request, res: Response, cacheControl: string) => {
