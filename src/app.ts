@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import express, { type Express } from 'express';
+import helmet from 'helmet';
 import { pinoHttp } from 'pino-http';
 import type { Actors } from './actors/runtime/router';
 import type { AppContext } from './context';
 import type { Chatbot } from './models';
+import { openToEveryOrigin } from './http/cors';
 import { errorHandler, routeNotFound } from './http/errorHandler';
 import { healthRoutes } from './ops/health';
 import { Metrics } from './ops/metrics';
@@ -49,6 +51,7 @@ export function createApp(ctx: AppContext, runtime: AppRuntime): Express {
     }),
   );
   app.use(metrics.observeRequests);
+  app.use(securityHeaders);
 
   app.use(healthRoutes(ctx.readiness));
   app.get('/metrics', metrics.serve);
@@ -56,6 +59,7 @@ export function createApp(ctx: AppContext, runtime: AppRuntime): Express {
   app.use(assetRoutes({ appUrl: ctx.config.appUrl, demo: runtime.demo }));
   app.use(inboxAppRoutes());
   app.use('/widget', anyOrigin);
+  app.use('/api/portal', portalOrigins);
   app.use(express.json({ limit: BODY_LIMIT }));
   app.use('/api/v1', v1Surface(ctx, runtime.actors));
   app.use('/api/portal', portalSurface(ctx));
@@ -66,6 +70,16 @@ export function createApp(ctx: AppContext, runtime: AppRuntime): Express {
   app.use(errorHandler);
   return app;
 }
+
+/**
+ * Helmet's defaults (HSTS, nosniff, frame and referrer policies...) on every answer, except two that
+ * would break what Parley is for: widget.js and the widget API are fetched from customers' sites
+ * (so resources are cross-origin), and the HTML pages set their own Content-Security-Policy.
+ */
+const securityHeaders = helmet({ contentSecurityPolicy: false, crossOriginResourcePolicy: { policy: 'cross-origin' } });
+
+/** White-label portals run on their owners' own domains and call the portal API from the browser with a bearer token. */
+const portalOrigins = openToEveryOrigin({ methods: 'GET, POST, PUT, PATCH, DELETE, OPTIONS', headers: 'Authorization, Content-Type' });
 
 /** TRUST_PROXY: `true`/`false`, a hop count, or express's list of trusted subnets (default `loopback`). */
 function trustProxySetting(value: string): boolean | number | string {

@@ -6,7 +6,8 @@ import { jobProcessors, requeuePendingSources } from '../src/jobs/processors';
 import { createLogger } from '../src/logger';
 
 /**
- * The worker process (cluster mode): runs background jobs from BullMQ so web nodes stay responsive.
+ * The worker process (cluster mode): runs background jobs from BullMQ so web nodes stay responsive:
+ * knowledge indexing and web push (fan-out and delivery; docs/push.md).
  * In single-node mode (no REDIS_URL) the web process runs every job itself and no worker is needed.
  * Reminders are not here: every web node delivers them (docs/cluster.md).
  */
@@ -20,7 +21,8 @@ async function main(): Promise<void> {
   const ctx = await openContext(config, logger);
   const workers = await startBullWorkers(config.redisUrl!, config.redisPrefix, jobProcessors(ctx), logger);
   const requeued = await requeuePendingSources(ctx);
-  logger.info({ requeued }, 'worker ready');
+  // Push jobs exist only where web nodes have VAPID keys; a worker without them would drop what it is given.
+  logger.info({ requeued, push: config.vapid ? 'configured' : 'not configured' }, 'worker ready');
 
   const shutdown = async (signal: string) => {
     logger.info({ signal }, 'worker shutting down');

@@ -1,9 +1,19 @@
-import { Queue, Worker } from 'bullmq';
+import { Queue, Worker, type BackoffOptions, type KeepJobs } from 'bullmq';
 import type { Logger } from 'pino';
 import { BullConnections, bullPrefix } from './bullConnections';
-import { JOB_POLICIES, jobIdOf, type JobName, type JobPayloads, type JobProcessor, type JobProcessors, type JobQueue } from './definitions';
+import { JOB_POLICIES, jobIdOf, type JobName, type JobPayloads, type JobPolicy, type JobProcessor, type JobProcessors, type JobQueue } from './definitions';
+import { retryDelayMs } from './retryAfter';
 
 type AnyPayload = JobPayloads[JobName];
+
+/**
+ * Parley's backoff (`retryDelayMs`): exponential, unless the processor threw `RetryAfter`. Jobs name
+ * it as a custom strategy, which BullMQ asks the worker's `backoffStrategy` for.
+ */
+const BACKOFF_TYPE = 'parley';
+
+/** Finished jobs are kept only as long as their id must keep deduplicating; their outcomes live on the records. */
+const keepFinished = (policy: JobPolicy): boolean | KeepJobs => (policy.rememberDoneSeconds ? { age: policy.rememberDoneSeconds } : true);
 
 /** Cluster mode, producing side (web nodes): jobs go to BullMQ and any worker process runs them. */
 export class BullJobQueue implements JobQueue {
@@ -26,10 +36,10 @@ export class BullJobQueue implements JobQueue {
     await queue.add(name, payload, {
       jobId: jobIdOf[name](payload),
       attempts: policy.attempts,
-      backoff: { type: 'exponential', delay: policy.backoffMs },
-      // Outcomes live on the records themselves; removing finished jobs lets the same work be asked for again.
-      removeOnComplete: true,
-      removeOnFail: true,
+      backoff: { type: BACKOFF_TYPE, delay: policy.backoffMs },
+      // A removed job's id may be used again: the same work can then be asked for again.
+      removeOnComplete: keepFinished(policy),
+      removeOnFail: keepFinished(policy),
     });
   }
 
@@ -39,24 +49,33 @@ export class BullJobQueue implements JobQueue {
   }
 }
 
+/** The first retry delay a job was queued with (its policy's at the time). */
+const backoffOf = (backoff: number | BackoffOptions | undefined): number | undefined => (typeof backoff === 'number' ? backoff : backoff?.delay);
+
 /** Cluster mode, consuming side (`workers/`): one BullMQ worker per queue, running the processors. */
 export async function startBullWorkers(
   redisUrl: string,
   redisPrefix: string,
-  processors: JobProcessors,
+  processors: Partial<JobProcessors>,
   logger: Logger,
 ): Promise<{ close(): Promise<void> }> {
   const connections = new BullConnections(redisUrl);
   const names = Object.keys(processors) as JobName[];
   const workers = names.map((name) => {
     const process = processors[name] as JobProcessor<JobName>;
+    const backoffMs = JOB_POLICIES[name].backoffMs;
     const worker = new Worker<AnyPayload>(
       name,
       async (job) => {
         const attempt = job.attemptsMade + 1;
         await process(job.data, { attempt, finalAttempt: attempt >= (job.opts.attempts ?? 1) });
       },
-      { connection: connections.next(`worker-${name}`), prefix: bullPrefix(redisPrefix), concurrency: JOB_POLICIES[name].concurrency },
+      {
+        connection: connections.next(`worker-${name}`),
+        prefix: bullPrefix(redisPrefix),
+        concurrency: JOB_POLICIES[name].concurrency,
+        settings: { backoffStrategy: (attemptsMade, _type, error, job) => retryDelayMs(error, backoffOf(job?.opts.backoff) ?? backoffMs, attemptsMade) },
+      },
     );
     worker.on('failed', (job, error) => logger.warn({ err: error, job: job?.id, attempts: job?.attemptsMade }, 'job failed'));
     worker.on('error', (error) => logger.warn({ err: error }, 'job worker error'));

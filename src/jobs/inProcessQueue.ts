@@ -1,32 +1,41 @@
 import { UnrecoverableError } from 'bullmq';
 import type { Logger } from 'pino';
 import { JOB_POLICIES, jobIdOf, type JobName, type JobPayloads, type JobProcessor, type JobProcessors, type JobQueue } from './definitions';
+import { retryDelayMs } from './retryAfter';
+
+// Finished ids are swept at most this often; a lookup checks the expiry itself in between.
+const SWEEP_EVERY_MS = 60_000;
 
 /**
- * Single-node mode: jobs run in this process with the same ids, retries and backoff as BullMQ
- * (`UnrecoverableError` ends retries here too). Nothing survives a restart; the records a job works
- * on keep their state (a source stays `pending`), so work is never reported done when it is not.
+ * Single-node mode: jobs run in this process with the same ids, retries, backoff (`RetryAfter`
+ * included) and finished-id memory as BullMQ (`UnrecoverableError` ends retries here too). Nothing
+ * survives a restart; the records a job works on keep their state (a source stays `pending`), so
+ * work is never reported done when it is not.
  */
 export class InProcessJobQueue implements JobQueue {
-  private processors?: JobProcessors;
+  private processors?: Partial<JobProcessors>;
   private readonly waiting = new Map<JobName, (() => Promise<void>)[]>();
   private readonly running = new Map<JobName, number>();
+  /** Ids waiting, running or backing off. */
   private readonly known = new Set<string>();
+  /** Ids of finished jobs whose kind remembers them (`rememberDoneSeconds`), with when to forget them. */
+  private readonly done = new Map<string, number>();
+  private lastSweep = Date.now();
   private readonly inFlight = new Set<Promise<void>>();
   private readonly timers = new Set<NodeJS.Timeout>();
   private closed = false;
 
   constructor(private readonly logger: Logger) {}
 
-  /** Starts running jobs (queued ones included) once the processors exist. */
-  process(processors: JobProcessors): void {
+  /** Starts running jobs (queued ones included) of the kinds given processors; other kinds keep waiting. */
+  process(processors: Partial<JobProcessors>): void {
     this.processors = processors;
     for (const name of this.waiting.keys()) this.drain(name);
   }
 
   async enqueue<N extends JobName>(name: N, payload: JobPayloads[N]): Promise<void> {
     const id = jobIdOf[name](payload);
-    if (this.closed || this.known.has(id)) return;
+    if (this.closed || this.known.has(id) || this.remembered(id)) return;
     this.known.add(id);
     this.schedule(name, id, payload, 1);
   }
@@ -37,15 +46,15 @@ export class InProcessJobQueue implements JobQueue {
       const process = this.processors![name] as JobProcessor<N>;
       try {
         await process(payload, { attempt, finalAttempt: attempt >= policy.attempts });
-        this.known.delete(id);
+        this.finish(name, id);
       } catch (error) {
         const retry = attempt < policy.attempts && !(error instanceof UnrecoverableError) && !this.closed;
         this.logger.warn({ err: error, job: id, attempt, retry }, 'job failed');
-        if (!retry) return void this.known.delete(id);
+        if (!retry) return this.finish(name, id);
         const timer = setTimeout(() => {
           this.timers.delete(timer);
           this.schedule(name, id, payload, attempt + 1);
-        }, policy.backoffMs * 2 ** (attempt - 1));
+        }, retryDelayMs(error, policy.backoffMs, attempt));
         this.timers.add(timer);
       }
     };
@@ -53,9 +62,25 @@ export class InProcessJobQueue implements JobQueue {
     this.drain(name);
   }
 
+  private finish(name: JobName, id: string): void {
+    this.known.delete(id);
+    const seconds = JOB_POLICIES[name].rememberDoneSeconds;
+    if (seconds) this.done.set(id, Date.now() + seconds * 1000);
+  }
+
+  private remembered(id: string): boolean {
+    const now = Date.now();
+    if (now - this.lastSweep > SWEEP_EVERY_MS) {
+      this.lastSweep = now;
+      for (const [doneId, forgetAt] of this.done) if (forgetAt <= now) this.done.delete(doneId);
+    }
+    const forgetAt = this.done.get(id);
+    return forgetAt !== undefined && forgetAt > now;
+  }
+
   private drain(name: JobName): void {
     const queue = this.waiting.get(name) ?? [];
-    while (this.processors && queue.length && (this.running.get(name) ?? 0) < JOB_POLICIES[name].concurrency) {
+    while (this.processors?.[name] && queue.length && (this.running.get(name) ?? 0) < JOB_POLICIES[name].concurrency) {
       const run = queue.shift()!;
       this.running.set(name, (this.running.get(name) ?? 0) + 1);
       const done = run().finally(() => {
@@ -65,6 +90,11 @@ export class InProcessJobQueue implements JobQueue {
       });
       this.inFlight.add(done);
     }
+  }
+
+  /** Resolves once no job is waiting, running or backing off (tests wait for a chain of jobs to finish with it). */
+  async settled(pollMs = 10): Promise<void> {
+    while (this.known.size > 0) await new Promise((resolve) => setTimeout(resolve, pollMs));
   }
 
   /** Stops taking work and waits for running jobs; queued and backed-off ones are dropped. */

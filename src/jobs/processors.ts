@@ -2,12 +2,23 @@ import { UnrecoverableError } from 'bullmq';
 import { Op } from 'sequelize';
 import type { AppContext } from '../context';
 import { indexSource } from '../domain/knowledge/indexSource';
+import { deliverPush } from '../domain/push/deliver';
+import { fanOutPush } from '../domain/push/fanout';
+import { pushRuntime, type PushRuntimeOptions } from '../domain/push/runtime';
 import { KnowledgeSource } from '../models';
 import type { JobProcessors } from './definitions';
 
+export interface ProcessorOptions {
+  /** Push delivery overrides (tests: a clock, a TLS agent trusting a local push service). */
+  push?: PushRuntimeOptions;
+}
+
 /** What each job kind does: a thin hop into the domain, shared by BullMQ workers and the in-process queue. */
-export function jobProcessors(ctx: AppContext): JobProcessors {
+export function jobProcessors(ctx: AppContext, options: ProcessorOptions = {}): JobProcessors {
+  const push = pushRuntime(ctx, options.push);
   return {
+    'push-fanout': async (job) => void (await fanOutPush(ctx, job, push)),
+    'push-deliver': async (job) => void (await deliverPush(ctx, job, push)),
     'index-source': async ({ sourceId }, { finalAttempt }) => {
       const source = await indexSource(ctx, sourceId, { finalAttempt });
       // Recorded on the source already; this tells BullMQ not to retry and keeps the outcome visible in its metrics.

@@ -12,6 +12,14 @@ export async function loadPreferences(user: Owner): Promise<Preferences> {
   return resolvePreferences(row, user.timezone);
 }
 
+/** Several agents' preferences of one workspace in one query, keyed by user id (defaults for those who saved none). */
+export async function loadPreferencesOf(companyId: number, users: ReadonlyArray<Pick<User, 'id' | 'timezone'>>): Promise<Map<number, Preferences>> {
+  if (users.length === 0) return new Map();
+  const rows = await NotificationPreference.findAll({ where: { companyId, userId: { [Op.in]: users.map((user) => user.id) } } });
+  const byUser = new Map(rows.map((row) => [row.userId, row]));
+  return new Map(users.map((user) => [user.id, resolvePreferences(byUser.get(user.id) ?? null, user.timezone)]));
+}
+
 /**
  * Applies a partial update. The row is created with the table's defaults if missing, then locked, so
  * two updates from two devices merge their `events` instead of one overwriting the other.

@@ -1,10 +1,11 @@
-import { Router, type RequestHandler } from 'express';
+import { Router } from 'express';
 import type { Actors } from '../../actors/runtime/router';
 import type { AppContext } from '../../context';
 import { configRoutes } from './config';
 import { conversationRoutes } from './conversation';
 import { heartbeatRoutes } from './heartbeat';
 import { streamRoutes } from './stream';
+import { openToEveryOrigin } from '../../http/cors';
 
 /**
  * Widget endpoints (SPEC.md, DECISIONS.md): public, no token, called from visitors' browsers on
@@ -19,17 +20,5 @@ export function widgetSurface(ctx: AppContext, actors: Actors): Router {
   return router;
 }
 
-/**
- * Any site may embed the widget. No cookies or credentials are used (the visitor id travels in the
- * body), so a wildcard origin exposes nothing; preflights are answered here and cached for a day.
- * Mounted before body parsing, so even a malformed body's 400 carries the header.
- */
-export const anyOrigin: RequestHandler = (req, res, next) => {
-  res.setHeader('Access-Control-Allow-Origin', '*');
-  res.setHeader('Access-Control-Expose-Headers', 'Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, X-Request-Id');
-  if (req.method !== 'OPTIONS') return next();
-  res.setHeader('Access-Control-Allow-Methods', 'GET, POST, OPTIONS');
-  res.setHeader('Access-Control-Allow-Headers', 'Content-Type');
-  res.setHeader('Access-Control-Max-Age', '86400');
-  res.status(204).end();
-};
+/** Any site may embed the widget; the visitor id travels in the body, never in a cookie. */
+export const anyOrigin = openToEveryOrigin({ methods: 'GET, POST, OPTIONS', headers: 'Content-Type' });

@@ -1,0 +1,42 @@
+import { QueryTypes } from 'sequelize';
+import { ROLE_NAMES, roleCan } from '../../../config/roles';
+import { User } from '../../models';
+import type { NotificationEvent } from '../notifications/preferences';
+import type { PushEvent } from './events';
+
+export interface PushRecipient {
+  id: number;
+  timezone: string | null;
+}
+
+/** Roles that handle conversations: only they hear about visitors (viewers read, they do not answer). */
+const HANDLER_ROLES = ROLE_NAMES.filter((role) => roleCan(role, 'handle-conversations'));
+
+/** Events about one conversation's ongoing exchange go to whoever holds it; the rest to every handler. */
+const FOR_THE_ASSIGNEE: ReadonlySet<NotificationEvent> = new Set(['visitor_message', 'sla_breach']);
+
+/**
+ * Who may hear of this event (DECISIONS.md "Push notifications"), before their own preferences: the
+ * workspace's handlers who are not suspended, in a workspace that is not suspended. `visitor_message`
+ * and `sla_breach` go to the assigned agent alone, or to all when nobody (who can still handle
+ * conversations) holds it. `visitor_arrived` only while the chatbot is active and shows live visitors.
+ */
+export async function pushRecipients(event: PushEvent): Promise<PushRecipient[]> {
+  const handlers = await User.sequelize!.query<PushRecipient>(
+    `SELECT u.id, u.timezone
+       FROM users u JOIN companies c ON c.id = u.company_id
+      WHERE u.company_id = $1 AND u.suspended_at IS NULL AND c.suspended_at IS NULL AND u.role = ANY($4::text[])
+        AND ($2::boolean OR EXISTS (
+              SELECT 1 FROM chatbots b
+               WHERE b.id = $3 AND b.company_id = u.company_id AND b.is_active
+                 AND COALESCE((b.branding->>'live_visitors')::boolean, false)))
+      ORDER BY u.id`,
+    {
+      bind: [event.companyId, event.event !== 'visitor_arrived', event.chatbotId, HANDLER_ROLES],
+      type: QueryTypes.SELECT,
+    },
+  );
+  if (!FOR_THE_ASSIGNEE.has(event.event) || event.assignedUserId === null) return handlers;
+  const assignee = handlers.find((user) => user.id === event.assignedUserId);
+  return assignee ? [assignee] : handlers;
+}
