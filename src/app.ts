@@ -7,8 +7,10 @@ import type { AppContext } from './context';
 import type { Chatbot } from './models';
 import { openToEveryOrigin } from './http/cors';
 import { errorHandler, routeNotFound } from './http/errorHandler';
+import { storableBody } from './http/jsonBody';
 import { healthRoutes } from './ops/health';
 import { Metrics } from './ops/metrics';
+import { openApiRoutes } from './openapi/routes';
 import { agentSurface } from './surfaces/agent';
 import { assetRoutes } from './surfaces/assets';
 import { inboxAppRoutes } from './surfaces/inboxApp';
@@ -61,11 +63,13 @@ export function createApp(ctx: AppContext, runtime: AppRuntime): Express {
   app.use('/widget', anyOrigin);
   app.use('/api/portal', portalOrigins);
   app.use(express.json({ limit: BODY_LIMIT }));
+  app.use(storableBody);
   app.use('/api/v1', v1Surface(ctx, runtime.actors));
   app.use('/api/portal', portalSurface(ctx));
   app.use('/api/agent', agentSurface(ctx, runtime.actors));
   app.use('/widget', widgetSurface(ctx, runtime.actors));
 
+  app.use(openApiRoutes(ctx.config.appUrl));
   app.use(routeNotFound);
   app.use(errorHandler);
   return app;

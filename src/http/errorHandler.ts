@@ -33,7 +33,8 @@ export const errorHandler: ErrorRequestHandler = (error: unknown, req, res, _nex
 /** Our own errors, and body-parser's client errors mapped onto the same shape. */
 function toAppError(error: unknown): AppError | undefined {
   if (error instanceof AppError) return error;
-  if (typeof error !== 'object' || error === null || !('type' in error)) return undefined;
+  if (typeof error !== 'object' || error === null) return undefined;
+  if (!('type' in error)) return exposedClientError(error);
   switch (error.type) {
     case 'entity.parse.failed':
       return badRequest('The request body is not valid JSON.');
@@ -45,6 +46,13 @@ function toAppError(error: unknown): AppError | undefined {
     case 'request.aborted':
       return new AppError(400, 'request_aborted', 'The request was aborted.');
     default:
-      return undefined;
+      return exposedClientError(error);
   }
+}
+
+/** Other client errors body-parser raises without a `type` (a body that claims gzip but is not) say so themselves. */
+function exposedClientError(error: object): AppError | undefined {
+  const { status, expose } = error as { status?: unknown; expose?: unknown };
+  if (expose !== true || typeof status !== 'number' || status < 400 || status >= 500) return undefined;
+  return new AppError(status, 'bad_request', 'The request body could not be decoded.');
 }

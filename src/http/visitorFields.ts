@@ -10,4 +10,13 @@ export const visitorMessage = z.string().max(4000).refine(notBlank, 'The message
 /** A small free-form object: enough for page or CRM context, never a way to store megabytes per message. */
 export const contextMeta = z
   .record(z.string().max(100), z.unknown())
-  .refine((value) => JSON.stringify(value).length <= 16_000, 'The meta field must be at most 16000 characters as JSON.');
+  .refine(fitsAsJson, 'The meta field must be at most 16000 characters as JSON.');
+
+/** Deep nesting overflows `JSON.stringify` long before the size check: such meta is simply too big. */
+function fitsAsJson(value: unknown): boolean {
+  try {
+    return JSON.stringify(value).length <= 16_000;
+  } catch {
+    return false;
+  }
+}

@@ -7,7 +7,7 @@ import { parse } from '../../http/validate';
 import { mayJoin } from '../../realtime/channels';
 import { ChannelSigner } from '../../realtime/signature';
 
-const authBody = z.object({
+export const authBody = z.object({
   socket_id: z.string().min(1).max(100),
   channel_name: z.string().min(1).max(200),
 });

@@ -9,7 +9,7 @@ import { authOf, requireAbility } from '../../http/authenticate';
 import { presentCannedReply, presentTag } from '../../presenters/agent';
 
 // Path ids are digits only: "12abc" or "1e3" names no record, so it is a 404 like any unknown id.
-const recordId = z.string().regex(/^\d{1,10}$/).transform(Number).pipe(z.number().int().positive().max(2 ** 31 - 1));
+export const recordId = z.string().regex(/^\d{1,10}$/).transform(Number).pipe(z.number().int().positive().max(2 ** 31 - 1));
 
 /** Tags and canned replies: what the composer offers. */
 export function catalogueRoutes(_ctx: AppContext): Router {

@@ -12,9 +12,9 @@ import { displayTime } from '../../presenters/displayTime';
 const agentText = (field: string) =>
   z.string().max(4000).refine(notBlank, `The ${field} field must not be empty or only whitespace.`);
 
-const replyBody = z.object({ body: agentText('body'), client_id: z.string().min(1).max(64).optional() });
-const noteBody = z.object({ body: agentText('body') });
-const tagBody = z.object({ tag_id: z.number().int().positive() });
+export const replyBody = z.object({ body: agentText('body'), client_id: z.string().min(1).max(64).optional() });
+export const noteBody = z.object({ body: agentText('body') });
+export const tagBody = z.object({ tag_id: z.number().int().positive() });
 
 type ConversationRequest = Request<{ conversation: string }>;
 

@@ -12,7 +12,7 @@ import { parse } from '../../http/validate';
 import { Conversation } from '../../models';
 import { presentActiveConversation, presentInboxItem, type InboxClock } from '../../presenters/inbox';
 
-const inboxQuery = z.object({
+export const inboxQuery = z.object({
   filter: z.enum(INBOX_FILTERS).default('all'),
   conversation: z.string().max(100).optional(),
 });

@@ -15,8 +15,8 @@ import { Chatbot, Visitor } from '../../models';
 import { displayTime } from '../../presenters/displayTime';
 import { presentAgentMessage } from '../../presenters/message';
 
-const listQuery = z.object({ limit: z.string().optional() });
-const inviteBody = z.object({
+export const listQuery = z.object({ limit: z.string().optional() });
+export const inviteBody = z.object({
   message: z.string().max(2000).refine(notBlank, 'The message field must not be empty or only whitespace.'),
   chatbot_id: z.number().int().positive().optional(),
 });

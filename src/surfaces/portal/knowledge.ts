@@ -23,7 +23,7 @@ export const createKnowledgeBody = z.discriminatedUnion(
   { error: 'The type must be one of text, qa or url.' },
 );
 
-const sourceId = z.coerce.number().int().positive().max(2 ** 31 - 1);
+export const sourceId = z.coerce.number().int().positive().max(2 ** 31 - 1);
 
 export function knowledgeRoutes(ctx: AppContext): Router {
   const router = Router();

@@ -1,0 +1,49 @@
+import { healthy, notReady, openApiDocument, ready } from '../responses/ops';
+import type { Endpoint } from '../registry';
+
+const ops = { surface: 'ops', auth: 'none' } as const;
+
+/** Operations endpoints and the files browsers load: no token, no body. */
+export const OPS_ENDPOINTS: Endpoint[] = [
+  { ...ops, method: 'get', path: '/healthz', summary: 'The process answers', responses: { 200: { description: 'Alive.', json: healthy } } },
+  {
+    ...ops,
+    method: 'get',
+    path: '/readyz',
+    summary: 'Every dependency answers (database, Redis, cluster membership)',
+    responses: { 200: { description: 'Ready.', json: ready }, 503: { description: 'Not ready: the failing parts are named.', json: notReady } },
+  },
+  { ...ops, method: 'get', path: '/metrics', summary: 'Prometheus metrics', responses: { 200: { description: 'Prometheus text format.', media: 'text/plain' } } },
+  { ...ops, method: 'get', path: '/openapi.json', summary: 'This document', responses: { 200: { description: 'OpenAPI 3.1.', json: openApiDocument } } },
+  {
+    ...ops,
+    method: 'get',
+    path: '/widget.js',
+    summary: 'The embed script (gzipped when accepted, ETag, 5-minute cache)',
+    responses: { 200: { description: 'The script.', media: 'application/javascript' }, 304: { description: 'Not modified (`If-None-Match`).' } },
+  },
+  {
+    ...ops,
+    method: 'get',
+    path: '/brand/logo.svg',
+    summary: 'The default portal brand logo',
+    responses: { 200: { description: 'The logo.', media: 'image/svg+xml' } },
+  },
+  {
+    ...ops,
+    method: 'get',
+    path: '/',
+    summary: 'Single-node mode only: a demo page that embeds the demo chatbot',
+    responses: { 200: { description: 'The page.', media: 'text/html' } },
+  },
+  {
+    ...ops,
+    method: 'get',
+    path: '/inbox',
+    summary: 'The web inbox (a single-page app on the agent API); every path below /inbox without a file extension is a deep link to it',
+    responses: {
+      200: { description: 'The page (or one of its modules and styles at /inbox/<file>).', media: 'text/html' },
+      503: { description: 'The inbox was not built (`npm run build`).', media: 'text/plain' },
+    },
+  },
+];

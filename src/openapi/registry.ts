@@ -1,0 +1,58 @@
+import type { z } from 'zod';
+import type { RoleAbility } from '../../config/roles';
+
+export type Surface = 'v1' | 'portal' | 'agent' | 'widget' | 'ops';
+/** The token ability a route needs (`none`: public). */
+export type Auth = 'api' | 'portal' | 'agent' | 'none';
+export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
+
+/** A route limit as the route sets it (src/http/rateLimit.ts); the tests compare it with X-RateLimit-Limit. */
+export interface RouteLimit {
+  points: number;
+  seconds: number;
+  by: 'ip' | 'user';
+  /** Set when one budget is shared by several routes. */
+  sharedWith?: string;
+}
+
+/** One documented answer: a JSON body (zod schema), or another media type (pages, scripts, event streams). */
+export interface Answer {
+  description: string;
+  json?: z.ZodType;
+  media?: string;
+  /** Server-sent events: event name -> the JSON of its `data:` line. */
+  events?: Record<string, z.ZodType>;
+}
+
+/**
+ * One endpoint, declared once. `body` and `query` are the very zod schemas the route parses with
+ * (imported from the route file), so the document cannot drift from the validation.
+ */
+export interface Endpoint {
+  method: Method;
+  /** OpenAPI path template: /api/v1/chatbots/{key}. */
+  path: string;
+  surface: Surface;
+  summary: string;
+  description?: string;
+  auth: Auth;
+  ability?: RoleAbility;
+  /** Path parameters that differ from the shared ones of params.ts (by name). */
+  params?: Record<string, z.ZodType>;
+  query?: { schema: z.ZodObject; examples: Array<Record<string, string>> };
+  /** Examples are valid bodies; the sweep mutates them field by field, the document shows them. */
+  body?: { schema: z.ZodType; examples: unknown[] };
+  limit?: RouteLimit;
+  /**
+   * Successes and the errors particular to this route (a string is a description over the error
+   * shape). 400/401/403/404/413/422/429 are added from the fields above unless listed in `never`.
+   */
+  responses: Record<number, Answer | string>;
+  never?: number[];
+}
+
+/** The key a test or a report names an endpoint by: `POST /api/agent/login`. */
+export const endpointKey = (endpoint: Pick<Endpoint, 'method' | 'path'>) => `${endpoint.method.toUpperCase()} ${endpoint.path}`;
+
+/** The path's `{name}` parameters, in order. */
+export const pathParams = (path: string) => [...path.matchAll(/\{(\w+)\}/g)].map((match) => match[1]!);

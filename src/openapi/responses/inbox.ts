@@ -1,0 +1,108 @@
+import { z } from 'zod';
+import { INBOX_GROUPS } from '../../domain/inbox/groups';
+import { conversationStatus, handoffState, agentMessage } from './conversations';
+import { count, displayDate, displayTime, displayTimeOrEmpty, id, relativeTime, uuid } from './formats';
+import { named } from './named';
+
+const group = z.enum(INBOX_GROUPS);
+export const tag = named('Tag', z.object({ id, name: z.string(), color: z.string() }), 'A tag of the workspace catalogue.');
+
+
+export const inboxItem = named(
+  'InboxItem',
+  z.object({
+    id: uuid,
+    chatbot: z.string(),
+    visitor: z.string().describe('name, else email, else "Visitor" plus the end of the visitor id'),
+    email: z.string().nullable(),
+    status: conversationStatus,
+    channel: z.string(),
+    last_at: relativeTime,
+    preview: z.string(),
+    escalated: z.boolean(),
+    unread: count,
+    resolution: z.string().nullable(),
+    tags: z.array(tag),
+    group,
+    handoff_state: handoffState,
+    assigned_to: z.string().nullable(),
+    mine: z.boolean(),
+    online: z.boolean(),
+    waiting_seconds: count.nullable(),
+  }),
+  'A row of the agent inbox.',
+);
+
+export const activeConversation = named(
+  'ActiveConversation',
+  z.object({
+    id: uuid,
+    status: conversationStatus,
+    resolution: z.string().nullable(),
+    resolved_at: displayTime.nullable(),
+    handoff_requested_at: displayTimeOrEmpty,
+    escalated: z.boolean(),
+    resolved_by_ai: z.boolean(),
+    events: z.array(z.object({ type: z.string(), source: z.enum(['visitor', 'agent', 'ai', 'system']), at: displayTime })),
+    tags: z.array(z.object({ id, name: z.string(), color: z.string(), source: z.enum(['agent', 'ai']) })),
+    tag_suggestions: z.array(z.object({ id, name: z.string(), confidence: z.number().min(0).max(1), reason: z.string() })),
+    visitor: z.string(),
+    chatbot: z.string(),
+    channel: z.string(),
+    email: z.string().nullable(),
+    phone: z.string().nullable(),
+    page: z.string(),
+    referrer: z.string(),
+    entry_page: z.string(),
+    locale: z.string(),
+    detected_language: z.string(),
+    joined: displayDate,
+    msg_count: count,
+    group,
+    handoff_state: handoffState,
+    assigned_to: z.string().nullable(),
+    mine: z.boolean(),
+    online: z.boolean(),
+    last_seen: displayTimeOrEmpty,
+    waiting_seconds: count.nullable(),
+    device: z.string(),
+    browser: z.string(),
+    os: z.string(),
+    country: z.string(),
+    timezone: z.string(),
+    page_views: count,
+    prechat: z.array(z.object({ field: z.string(), value: z.string() })),
+    prechat_greeting: z.string(),
+    journey: z.array(z.object({ url: z.string(), at: displayTime.nullable() })),
+    revenue_cents: z.int().min(0),
+    revenue_amount: z.number().min(0),
+    revenue_currency: z.string().regex(/^[A-Z]{3}$/),
+    revenue_label: z.string(),
+    summary: z.string(),
+    summary_at: displayTimeOrEmpty,
+    intent: z.string(),
+    lead_id: id.nullable(),
+    lead_status: z.enum(['new', 'contacted', 'won', 'lost']).nullable(),
+    messages: z.array(agentMessage),
+    notes: z.array(z.object({ id, body: z.string(), author: z.string(), at: displayTime })),
+    watchers: z.array(z.unknown()),
+    watching: z.boolean(),
+    routed_by: z.string(),
+    blocked: z.boolean(),
+    abuse_strikes: count,
+  }),
+  'The open thread of the inbox: everything the agent sees about one conversation.',
+);
+
+export const inboxPage = named(
+  'Inbox',
+  z.object({
+    conversations: z.array(inboxItem),
+    counts: z.object({ all: count, ai: count, human: count, resolved: count, unread: count }),
+    groups: z.object({ waiting: count, mine: count, team: count, ai: count, resolved: count }),
+    listed: count,
+    list_limit: count,
+    active: activeConversation.nullable(),
+  }),
+  'One filtered inbox page, counts over the whole inbox, and the open thread.',
+);

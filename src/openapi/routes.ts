@@ -1,0 +1,11 @@
+import { Router } from 'express';
+import { buildOpenApiDocument } from './document';
+
+/** GET /openapi.json: built once, on first request (the schemas do not change while the process runs). */
+export function openApiRoutes(serverUrl: string): Router {
+  let document: string | undefined;
+  return Router().get('/openapi.json', (_req, res) => {
+    document ??= JSON.stringify(buildOpenApiDocument(serverUrl));
+    res.type('application/json').send(document);
+  });
+}
