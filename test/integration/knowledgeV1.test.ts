@@ -65,7 +65,8 @@ describe('POST /api/v1/chatbots/{key}/knowledge', () => {
     const { status, body } = await post(bot.publicKey, token, { title: 'Nul\u0000 title', content: 'Opening hours\u0000 are nine to five.' });
     assert.equal(status, 201);
     const source = await KnowledgeSource.findByPk(body.data.id);
-    assert.equal(source?.content, 'Opening hours  are nine to five.');
+    // Every JSON body loses its NULs before a route sees it (src/http/jsonBody.ts); chunking replaces other control characters.
+    assert.equal(source?.content, 'Opening hours are nine to five.');
   });
 
   describe('validation (422 naming the field, nothing saved)', () => {

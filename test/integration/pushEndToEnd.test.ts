@@ -144,7 +144,8 @@ describe('web push end to end (web node + worker, cluster mode)', function () {
       volume: 80,
     });
     assert.equal(only('ana', 'handoff_requested').urgency, 'high');
-    assert.equal(only('ben', 'visitor_message').payload!.body, 'Hello? Anyone there?');
+    // Fan-out jobs run concurrently, so either message may take the window's one push; never both.
+    assert.ok(['Hello? Anyone there?', 'I need this for Friday'].includes(only('ben', 'visitor_message').payload!.body as string));
     assert.equal(only('owner', 'chat_started').payload!.body, 'Do you ship to Norway?');
     assert.equal(only('owner', 'visitor_arrived').payload!.body, 'Spring sale');
     assert.equal(only('owner', 'visitor_arrived').urgency, 'low');
