@@ -12,6 +12,9 @@ import { memory } from './memory';
 import { retrieval } from './retrieval';
 import { search } from './search';
 import { throughput } from './throughput';
+import { streams } from './streams';
+import { ttfd } from './ttfd';
+import { widgetSize } from './widgetSize';
 
 const RESULTS = resolve(ROOT, 'bench/results/latest.json');
 
@@ -29,6 +32,9 @@ const BENCHMARKS: Record<string, { about: string; run: (options: Options) => Pro
   retrieval: { about: 'retrieval quality on the US Constitution, 156 questions: hit@3, MRR (~5 s)', run: () => retrieval() },
   search: { about: 'retrieval latency with 100,000 passages in the workspace (~90 s)', run: () => search() },
   heartbeats: { about: 'widget heartbeats over HTTP, one web node, 20,000 visitors (~60 s)', run: (o) => heartbeats(o) },
+  widgetSize: { about: 'GET /widget.js gzipped size, as served (~1 s)', run: () => widgetSize() },
+  ttfd: { about: 'widget stream time to first delta added by Parley, local and cross-node actor, 2 web nodes (~1 min)', run: () => ttfd() },
+  streams: { about: 'concurrent widget streams at 30 tokens/s: 250, 500, 2,000, one web node (~12 min)', run: (o) => streams(o) },
   failover: { about: 'kill -9 failover, 3 nodes, production timings (~15 s per round)', run: (o) => failover({ rounds: o.rounds, log }) },
 };
 

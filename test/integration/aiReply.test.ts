@@ -162,7 +162,8 @@ describe('AI replies: retrieval, prompting, providers, usage', () => {
       const { company } = await make.workspace({ plan: 'free' });
       await fill(company, 99);
       await fill(company, 5, new Date(Date.UTC(2020, 0, 15))); // an old month never counts
-      const allowance = await assertAllowance(company);
+      await assertAllowance(company); // 99 of 100: still allowed
+      const allowance = await allowanceOf(company);
       assert.deepEqual([allowance.used, allowance.limit, allowance.percent], [99, 100, 99]);
     });
 

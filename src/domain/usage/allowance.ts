@@ -28,19 +28,19 @@ export async function allowanceOf(company: Pick<Company, 'id' | 'plan'>, now = n
 /**
  * Refuses an AI call once the month's allowance is spent: 429 with code `limit_reached` (the widget's
  * SSE error code) and `Retry-After` until the month turns. Calls already in flight may each land,
- * so a burst can pass the limit by at most the number of concurrent calls.
+ * so a burst can pass the limit by at most the number of concurrent calls. An unlimited plan has
+ * nothing to count, so it costs no query on the reply's hot path.
  */
-export async function assertAllowance(company: Pick<Company, 'id' | 'plan'>, now = new Date()): Promise<Allowance> {
-  const allowance = await allowanceOf(company, now);
-  if (allowance.limit !== null && allowance.used >= allowance.limit) {
-    const label = planOf(company).label;
-    const seconds = Math.max(1, Math.ceil((allowance.renewsAt.getTime() - now.getTime()) / 1000));
-    throw new AppError(
-      429,
-      'limit_reached',
-      `The workspace has used its monthly allowance of ${allowance.limit} AI messages on the ${label} plan; it renews on ${allowance.renewsAt.toISOString().slice(0, 10)}.`,
-      { headers: { 'Retry-After': String(seconds) } },
-    );
-  }
-  return allowance;
+export async function assertAllowance(company: Pick<Company, 'id' | 'plan'>, now = new Date()): Promise<void> {
+  const limit = planOf(company).monthlyMessageLimit;
+  if (limit === null) return;
+  const { used, renewsAt } = await allowanceOf(company, now);
+  if (used < limit) return;
+  const seconds = Math.max(1, Math.ceil((renewsAt.getTime() - now.getTime()) / 1000));
+  throw new AppError(
+    429,
+    'limit_reached',
+    `The workspace has used its monthly allowance of ${limit} AI messages on the ${planOf(company).label} plan; it renews on ${renewsAt.toISOString().slice(0, 10)}.`,
+    { headers: { 'Retry-After': String(seconds) } },
+  );
 }

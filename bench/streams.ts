@@ -1,0 +1,386 @@
+import { mkdirSync } from 'node:fs';
+import { performance } from 'node:perf_hooks';
+import { QueryTypes } from 'sequelize';
+import { defer, scoped } from './support/cleanup';
+import { CpuMeter, rssMb } from './support/cpu';
+import { hotSpots, newestProfile } from './support/profile';
+import { ROOT } from './support/processes';
+import type { BenchResult } from './support/report';
+import { freshIp, postProvider, postWidgetStream, type Outcome, type Target } from './support/sseClient';
+import { percentile, round } from './support/stats';
+import { streamBench } from './support/streamSetup';
+import { paceText, tokensIn, type Pace } from './support/tokenProvider';
+import { streamAgent, WebNode } from './support/webNode';
+import { PROFILE_DIR } from './throughput';
+
+const TOKENS_PER_S = 30;
+/** Long enough that the last stream of 2,000 starts before the first one ends. */
+const STREAM_S = 60;
+/**
+ * New streams per second while ramping up: visitors arrive over time, not in one instant. 2,000
+ * concurrent answers of 60 s each mean ~33 new ones a second in a steady state (Little's law);
+ * 50/s opens a level of 2,000 in 40 s, before the first stream ends.
+ */
+const RAMP_PER_S = 50;
+const GOAL_STREAMS = 2_000;
+const GOAL_ADDED_P99_MS = 50;
+/** Smaller levels first show where delay starts to grow; BENCH_STREAMS=2000 runs only the goal. */
+const LEVELS = (process.env.BENCH_STREAMS ?? '250,500,2000')
+  .split(',')
+  .map(Number)
+  .filter((n) => Number.isInteger(n) && n > 0);
+/** Samples taken while at least this share of a level's streams were streaming count as "at full concurrency". */
+const FULL = 0.95;
+/**
+ * A stream not finished this long after its expected end is cut and counted as failed. Longer than
+ * what the conversation turn's own deadline (3 minutes from the request) leaves, so an overloaded
+ * node ends its late streams itself.
+ */
+const GRACE_S = 150;
+
+const PACE: Pace = { tokens: STREAM_S * TOKENS_PER_S, everyMs: 1000 / TOKENS_PER_S, firstMs: 0 };
+
+/** A growable Float32Array-backed sample list (millions of samples per level). */
+class Samples {
+  private data: Float32Array;
+  length = 0;
+
+  constructor(capacity: number) {
+    this.data = new Float32Array(capacity);
+  }
+
+  push(value: number): void {
+    if (this.length === this.data.length) {
+      const bigger = new Float32Array(this.data.length * 2);
+      bigger.set(this.data);
+      this.data = bigger;
+    }
+    this.data[this.length++] = value;
+  }
+
+  sorted(): Float32Array {
+    return this.data.slice(0, this.length).sort();
+  }
+}
+
+/** What a level saw, across all its streams. */
+class Collector {
+  /** Requests sent and not ended. */
+  open = 0;
+  /** Streams that have had their first token and not ended. */
+  streaming = 0;
+  maxStreaming = 0;
+  tokens = 0;
+  readonly added: Samples;
+  readonly addedFull: Samples;
+  readonly lag: Samples;
+  readonly providerGap: Samples;
+  readonly ttfdAdded: number[] = [];
+
+  constructor(readonly streams: number) {
+    const capacity = Math.min(streams * PACE.tokens, 8_000_000);
+    this.added = new Samples(capacity);
+    this.addedFull = new Samples(capacity / 2);
+    this.lag = new Samples(capacity);
+    this.providerGap = new Samples(capacity);
+  }
+
+  get full(): boolean {
+    return this.streaming >= FULL * this.streams;
+  }
+
+  started(ttfdAdded: number): void {
+    this.ttfdAdded.push(ttfdAdded);
+    this.streaming++;
+    this.maxStreaming = Math.max(this.maxStreaming, this.streaming);
+  }
+
+  sample(added: number, lag: number, providerGap: number): void {
+    this.added.push(added);
+    if (this.full) this.addedFull.push(added);
+    this.lag.push(lag);
+    this.providerGap.push(providerGap);
+  }
+}
+
+/**
+ * Follows one stream's tokens: each token's index must be the next one, and its arrival is compared
+ * with the provider's write time (read out of the token itself) for the gap and the lag.
+ */
+class StreamFollower {
+  expected = 0;
+  outOfOrder = false;
+  private firstAt = 0;
+  private firstOffset = 0;
+  private prevAt = 0;
+  private prevOffset = 0;
+
+  constructor(
+    private readonly level: Collector,
+    private readonly sentAt: number,
+  ) {}
+
+  get started(): boolean {
+    return this.expected > 0;
+  }
+
+  data(data: string, at: number): void {
+    for (const token of tokensIn(data)) {
+      if (token.index !== this.expected) this.outOfOrder = true;
+      if (token.index === 0) {
+        this.firstAt = at;
+        this.firstOffset = token.offsetMs;
+        this.level.started(at - this.sentAt - token.offsetMs);
+      } else {
+        this.level.sample(at - this.prevAt - (token.offsetMs - this.prevOffset), at - this.firstAt - (token.offsetMs - this.firstOffset), token.offsetMs - this.prevOffset);
+      }
+      this.expected = token.index + 1;
+      this.prevAt = at;
+      this.prevOffset = token.offsetMs;
+    }
+  }
+}
+
+interface LevelResult {
+  streams: number;
+  maxStreaming: number;
+  failed: number;
+  failures: string[];
+  added: Float32Array;
+  addedFull: Float32Array;
+  lag: Float32Array;
+  providerGap: Float32Array;
+  ttfdAdded: number[];
+  /** Cores per process, averaged over the seconds at full concurrency (empty if it never got there). */
+  cores: Record<string, number>;
+  /** The node's CPU over the whole level (ramp, streaming, answers stored), per token delivered. */
+  nodeUsPerToken: number;
+  seconds: number;
+  peakRssMb: number;
+  storedAnswers?: number;
+}
+
+type Open = (n: number, onEvent: (event: string, data: string, at: number) => void) => { outcome: Promise<Outcome>; abort(): void };
+
+/**
+ * Opens `streams` streams at RAMP_PER_S, each STREAM_S seconds of tokens at 30/s, and follows every
+ * token. `ok` says whether an ended stream counts as a success. CPU is metered once a second.
+ */
+async function runLevel(streams: number, open: Open, ok: (outcome: Outcome) => boolean, pids: Record<string, number>, nodePid?: number): Promise<LevelResult> {
+  const level = new Collector(streams);
+  const failures: string[] = [];
+  let failed = 0;
+  const meter = new CpuMeter(pids);
+  const whole = new CpuMeter(nodePid ? { node: nodePid } : {});
+  const fullSeconds: Array<Record<string, number>> = [];
+  let peakRssMb = 0;
+  const tick = setInterval(() => {
+    const cores = meter.read();
+    meter.start();
+    if (level.full) fullSeconds.push(cores);
+    if (nodePid) peakRssMb = Math.max(peakRssMb, rssMb(nodePid));
+  }, 1000);
+
+  const aborts: Array<() => void> = [];
+  const ended: Promise<void>[] = [];
+  const start = performance.now();
+  for (let n = 0; n < streams; n++) {
+    const wait = start + (n * 1000) / RAMP_PER_S - performance.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    const follower = new StreamFollower(level, performance.now());
+    const stream = open(n, (_event, data, at) => follower.data(data, at));
+    aborts.push(stream.abort);
+    level.open++;
+    ended.push(
+      stream.outcome.then((outcome) => {
+        level.open--;
+        if (follower.started) level.streaming--;
+        level.tokens += follower.expected;
+        if (ok(outcome) && follower.expected === PACE.tokens && !follower.outOfOrder) return;
+        failed++;
+        const what = `HTTP ${outcome.status}, ${follower.expected}/${PACE.tokens} tokens${follower.outOfOrder ? ' out of order' : ''}, last event ${outcome.lastEvent || '-'} ${outcome.lastData.slice(0, 160) || outcome.detail || ''}`;
+        if (failures.length < 3) failures.push(what);
+      }),
+    );
+  }
+  const deadline = setTimeout(() => aborts.forEach((abort) => abort()), (STREAM_S + GRACE_S) * 1000);
+  await Promise.all(ended);
+  clearTimeout(deadline);
+  clearInterval(tick);
+  const seconds = (performance.now() - start) / 1000;
+  const nodeCores = whole.read().node ?? Number.NaN;
+
+  const cores: Record<string, number> = {};
+  for (const second of fullSeconds) for (const [name, value] of Object.entries(second)) cores[name] = (cores[name] ?? 0) + value / fullSeconds.length;
+  return {
+    streams,
+    maxStreaming: level.maxStreaming,
+    failed,
+    failures,
+    added: level.added.sorted(),
+    addedFull: level.addedFull.sorted(),
+    lag: level.lag.sorted(),
+    providerGap: level.providerGap.sorted(),
+    ttfdAdded: [...level.ttfdAdded].sort((a, b) => a - b),
+    cores,
+    nodeUsPerToken: (1e6 * nodeCores * seconds) / Math.max(1, level.tokens),
+    seconds,
+    peakRssMb,
+  };
+}
+
+/** Nearest-rank percentile of an ascending sample (p 100 = the maximum). */
+const p = (sorted: ArrayLike<number>, at: number) => round(percentile(sorted as unknown as readonly number[], at));
+const cores = (value: number | undefined) => round(value ?? Number.NaN, 2);
+
+const within = (r: LevelResult) => r.failed === 0 && r.maxStreaming >= r.streams && p(r.added, 99) <= GOAL_ADDED_P99_MS;
+
+/**
+ * Concurrent `POST /widget/{key}/stream` answers on one web node (cluster mode on Redis, the node
+ * owning every shard), the provider emitting 30 tokens/s per stream, in levels up to 2,000. Each
+ * level ramps up at 50 new streams/s and every stream lasts 60 s, so all of a level's streams are
+ * open together for a while. Baseline: the largest level sent by this client straight to the
+ * provider, in the same run: what the load generator and the provider add by themselves.
+ */
+export async function streams(options: { cpuProf: boolean }): Promise<BenchResult> {
+  const startedAt = new Date();
+  return scoped(async () => {
+    const bench = await streamBench('streams');
+    if (options.cpuProf) mkdirSync(PROFILE_DIR, { recursive: true });
+    const node = await WebNode.start('streams-n1', bench.nodeEnv, options.cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : []);
+    const undoStop = defer('stop the stream node', () => node.stop());
+    const agent = streamAgent();
+    defer('close client sockets', () => agent.destroy());
+    const target: Target = { host: '127.0.0.1', port: node.port, agent };
+    const key = bench.bot.publicKey;
+    const pids: Record<string, number> = { node: node.pid, provider: bench.provider.pid, driver: process.pid, ...(bench.redisPid ? { redis: bench.redisPid } : {}) };
+
+    // A single node takes every shard before it answers; this also warms its pools, JIT and provider connections.
+    const warm = Array.from({ length: 50 }, (_, i) => postWidgetStream(target, key, { visitor_id: `warm-${i}`, message: paceText({ tokens: 3, everyMs: 5, firstMs: 0 }) }, freshIp(), () => undefined).outcome);
+    for (const outcome of await Promise.all(warm)) {
+      if (outcome.lastEvent !== 'done') throw new Error(`warm-up stream failed: HTTP ${outcome.status} ${outcome.lastData || outcome.detail || ''}`);
+    }
+
+    const storedAnswers = async () => {
+      const [row] = await bench.ctx.db.sequelize.query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM messages m JOIN conversations c ON c.id = m.conversation_id WHERE c.company_id = :company AND m.role = 'assistant'",
+        { replacements: { company: bench.bot.companyId }, type: QueryTypes.SELECT },
+      );
+      return Number(row?.n);
+    };
+
+    const results: LevelResult[] = [];
+    for (const size of LEVELS) {
+      const before = await storedAnswers();
+      const problemsBefore = node.problems.count;
+      const result = await runLevel(
+        size,
+        (n, onEvent) => postWidgetStream(target, key, { visitor_id: `s${size}-${n}`, message: `${paceText(PACE)} (stream ${n})` }, freshIp(), onEvent),
+        (outcome) => outcome.status === 200 && outcome.lastEvent === 'done',
+        pids,
+        node.pid,
+      );
+      // Each answer is stored before its `done` is sent, so they are all there now.
+      result.storedAnswers = (await storedAnswers()) - before;
+      if (node.problems.count > problemsBefore) result.failures.push(`node logged ${node.problems.count - problemsBefore} warnings/errors, e.g. ${node.problems.first.join(' | ')}`);
+      results.push(result);
+      process.stdout.write(`  ${size} streams: max streaming ${result.maxStreaming}, failed ${result.failed}, added gap p99 ${p(result.added, 99)} ms, node ${cores(result.cores.node)} cores at full concurrency, ${Math.round(result.nodeUsPerToken)} us of node CPU per token\n`);
+      await new Promise((r) => setTimeout(r, 3_000));
+    }
+
+    const top = Math.max(...LEVELS);
+    const direct = await runLevel(
+      top,
+      (n, onEvent) => postProvider(bench.provider.target, `${paceText(PACE)} (direct ${n})`, onEvent),
+      (outcome) => outcome.status === 200 && outcome.complete && outcome.lastData === '[DONE]',
+      { provider: bench.provider.pid, driver: process.pid },
+    );
+    process.stdout.write(`  direct ${top}: max streaming ${direct.maxStreaming}, failed ${direct.failed}, added gap p99 ${p(direct.added, 99)} ms\n`);
+
+    const profileNotes: string[] = [];
+    if (options.cpuProf) {
+      undoStop();
+      await node.stop();
+      const file = newestProfile(PROFILE_DIR);
+      if (file) {
+        profileNotes.push(`cpu profile of the node: ${file.slice(ROOT.length + 1)}; top self time:`);
+        for (const spot of hotSpots(file, 25)) profileNotes.push(`  ${spot.selfPercent.toFixed(1).padStart(5)}%  ${spot.where}`);
+      }
+    }
+
+    const figures: Record<string, number> = {};
+    for (const r of results) {
+      const at = `s${r.streams}`;
+      Object.assign(figures, {
+        [`${at}_max_streaming`]: r.maxStreaming,
+        [`${at}_failed`]: r.failed,
+        [`${at}_added_gap_p50_ms`]: p(r.added, 50),
+        [`${at}_added_gap_p99_ms`]: p(r.added, 99),
+        [`${at}_added_gap_p999_ms`]: p(r.added, 99.9),
+        [`${at}_full_added_gap_p99_ms`]: p(r.addedFull, 99),
+        [`${at}_lag_p50_ms`]: p(r.lag, 50),
+        [`${at}_lag_p99_ms`]: p(r.lag, 99),
+        [`${at}_lag_max_ms`]: p(r.lag, 100),
+        [`${at}_ttfd_added_p50_ms`]: p(r.ttfdAdded, 50),
+        [`${at}_ttfd_added_p99_ms`]: p(r.ttfdAdded, 99),
+        [`${at}_node_us_per_token`]: Math.round(r.nodeUsPerToken),
+        [`${at}_node_cores`]: cores(r.cores.node),
+        [`${at}_provider_cores`]: cores(r.cores.provider),
+        [`${at}_driver_cores`]: cores(r.cores.driver),
+        [`${at}_redis_cores`]: cores(r.cores.redis),
+        [`${at}_machine_busy`]: cores(r.cores.machine_busy),
+        [`${at}_node_peak_rss_mb`]: r.peakRssMb,
+        [`${at}_stored_answers`]: r.storedAnswers ?? 0,
+        [`${at}_level_s`]: Math.round(r.seconds),
+      });
+    }
+    figures.max_streams_within_goal = Math.max(0, ...results.filter(within).map((r) => r.streams));
+    // What one core of node CPU carries at 30 tokens/s, at the lowest per-token cost measured.
+    const perToken = Math.min(...results.map((r) => r.nodeUsPerToken));
+    figures.streams_per_node_core = Math.round(1e6 / (perToken * TOKENS_PER_S));
+    const goal = results.find((r) => r.streams === GOAL_STREAMS);
+    const topResult = results.find((r) => r.streams === top)!;
+    return {
+      name: 'streams',
+      title: 'concurrent widget streams on one web node, provider at 30 tokens/s',
+      goal: `${GOAL_STREAMS} concurrent streams without an error; inter-token delay added p99 <= ${GOAL_ADDED_P99_MS} ms`,
+      pass: !!goal && within(goal),
+      figures,
+      baseline: {
+        [`direct_s${top}_max_streaming`]: direct.maxStreaming,
+        [`direct_s${top}_failed`]: direct.failed,
+        [`direct_s${top}_added_gap_p50_ms`]: p(direct.added, 50),
+        [`direct_s${top}_added_gap_p99_ms`]: p(direct.added, 99),
+        [`direct_s${top}_lag_p99_ms`]: p(direct.lag, 99),
+        [`direct_s${top}_provider_cores`]: cores(direct.cores.provider),
+        [`direct_s${top}_driver_cores`]: cores(direct.cores.driver),
+        [`direct_s${top}_machine_busy`]: cores(direct.cores.machine_busy),
+        [`s${top}_provider_gap_p50_ms`]: p(topResult.providerGap, 50),
+        [`s${top}_provider_gap_p99_ms`]: p(topResult.providerGap, 99),
+      },
+      settings: {
+        levels: LEVELS.join(','),
+        tokens_per_s: TOKENS_PER_S,
+        stream_s: STREAM_S,
+        tokens_per_stream: PACE.tokens,
+        ramp_per_s: RAMP_PER_S,
+        full_share: FULL,
+        grace_s: GRACE_S,
+        log_level: 'info',
+      },
+      notes: [
+        'node: dist/test/support/cluster/nodeMain.js (startWeb, as in production), cluster mode on Redis owning all shards, LOG_LEVEL=info; the chatbot (openai, platform key) calls the bench provider (bench/support/tokenProvider.ts) in its own process',
+        'added gap = (client time between two consecutive delta events) - (provider time between writing those two tokens), each on its own clock; negative when a late token is followed by one on time. lag = how far a token is behind the provider\'s schedule, counted from the stream\'s first token. ttfd_added = client time to the first delta - provider time to its first token',
+        'the visitor\'s own stream is not batched: every provider token is one delta event. DeltaBatcher (50 ms) batches only the copy fanned out to agents watching the conversation (realtime message.delta, one sharded PUBLISH to the conversation channel per flush, up to 20 a second per stream), which is paid for here but not measured',
+        `streaming: first token received, not ended. full: while >= ${FULL * 100}% of a level's streams were streaming; cores (CPU seconds per second, 1.0 = one core) are averaged over those seconds (NaN: never got there); machine_busy: share of both cores busy; node_us_per_token: the node's CPU over the whole level per token delivered`,
+        `failed: not HTTP 200, no done event, a token missing or out of order, or not finished ${GRACE_S} s after its expected end`,
+        'the bench process (client), the provider, the node, Postgres and Redis share the machine\'s 2 cores; other engineers\' builds and tests may run at the same time (machine_busy says how busy it was)',
+        ...results.flatMap((r) => r.failures.map((f) => `${r.streams} streams: ${f}`)),
+        ...direct.failures.map((f) => `direct: ${f}`),
+        ...profileNotes,
+      ],
+      startedAt: startedAt.toISOString(),
+      seconds: (Date.now() - startedAt.getTime()) / 1000,
+    };
+  });
+}

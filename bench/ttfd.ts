@@ -1,0 +1,247 @@
+import { performance } from 'node:perf_hooks';
+import { defer, scoped } from './support/cleanup';
+import { epochMs, paceText, tokensIn, type Pace } from './support/tokenProvider';
+import { freshIp, postProvider, postWidgetStream, type Outcome, type Target } from './support/sseClient';
+import { streamBench } from './support/streamSetup';
+import { ownerMap, settledNodes, streamAgent, WebNode } from './support/webNode';
+import type { BenchResult } from './support/report';
+import { percentile, round } from './support/stats';
+
+/** A short answer: the first token as soon as the request arrives, then two more. */
+const PACE: Pace = { tokens: 3, everyMs: 5, firstMs: 0 };
+const WARMUP = 40;
+const NEW_CONVERSATIONS = 200;
+/** Per conversation: alternately to the node that owns its actor and to the other one. */
+const FOLLOW_UPS = 4;
+/** Open loop: a steady, light load (each stream is ~30 ms), so the figures are latency, not queueing. */
+const RATE_PER_S = 20;
+const GOAL = { localP50: 10, localP99: 30, remoteP50: 15 };
+
+interface Sample {
+  /** Client: request written -> first `delta` event read. */
+  ttfdMs: number;
+  /** Provider: request arrived -> first token written (its own clock). */
+  providerMs: number;
+  /** Parley's part: ttfd - provider. */
+  addedMs: number;
+  /** Client: request written -> `meta` (the visitor message stored). */
+  metaMs: number;
+  /** Approximate (two processes' clocks): `meta` read -> provider saw the request (history, retrieval, key, connect). */
+  metaToProviderMs: number;
+  /** Approximate: provider wrote the first token -> client read it. */
+  relayMs: number;
+}
+
+interface Measured {
+  outcome: Outcome;
+  conversationId?: string;
+  sample?: Sample;
+}
+
+/** One widget stream; resolves with its timings once it has ended (`done`). */
+async function measure(target: Target, key: string, body: Record<string, unknown>): Promise<Measured> {
+  let metaAt: number | undefined;
+  let conversationId: string | undefined;
+  let first: { at: number; offsetMs: number; arrivedEpochMs: number } | undefined;
+  const { outcome } = postWidgetStream(target, key, body, freshIp(), (event, data, at) => {
+    if (event === 'meta') {
+      metaAt = at;
+      conversationId = (JSON.parse(data) as { conversation_id: string }).conversation_id;
+    } else if (event === 'delta' && !first) {
+      const token = tokensIn(data)[0];
+      if (token?.index === 0 && token.arrivedEpochMs !== undefined) first = { at, offsetMs: token.offsetMs, arrivedEpochMs: token.arrivedEpochMs };
+    }
+  });
+  const ended = await outcome;
+  if (ended.lastEvent !== 'done' || !first || metaAt === undefined) return { outcome: ended, conversationId };
+  const ttfdMs = first.at - ended.sentAt;
+  return {
+    outcome: ended,
+    conversationId,
+    sample: {
+      ttfdMs,
+      providerMs: first.offsetMs,
+      addedMs: ttfdMs - first.offsetMs,
+      metaMs: metaAt - ended.sentAt,
+      metaToProviderMs: first.arrivedEpochMs - epochMs(metaAt),
+      relayMs: epochMs(first.at) - (first.arrivedEpochMs + first.offsetMs),
+    },
+  };
+}
+
+/** The same request straight to the provider: the client's and the loopback's own share of a TTFD. */
+async function measureDirect(target: Target): Promise<number | undefined> {
+  let firstAt: number | undefined;
+  const { outcome } = postProvider(target, paceText(PACE), (_event, data, at) => {
+    if (firstAt === undefined && tokensIn(data).length) firstAt = at;
+  });
+  const ended = await outcome;
+  return ended.status === 200 && firstAt !== undefined ? firstAt - ended.sentAt : undefined;
+}
+
+/** Fires `jobs` at a fixed rate (open loop) and waits for them all. */
+async function paced<T>(jobs: Array<() => Promise<T>>, perS: number): Promise<T[]> {
+  const start = performance.now();
+  const pending: Promise<T>[] = [];
+  for (let k = 0; k < jobs.length; k++) {
+    const wait = start + (k * 1000) / perS - performance.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    pending.push(jobs[k]!());
+  }
+  return Promise.all(pending);
+}
+
+function stats(values: number[]): { p50: number; p95: number; p99: number; n: number } {
+  const sorted = [...values].sort((a, b) => a - b);
+  return { p50: round(percentile(sorted, 50)), p95: round(percentile(sorted, 95)), p99: round(percentile(sorted, 99)), n: sorted.length };
+}
+
+function failureNote(failures: Measured[]): string[] {
+  return failures.slice(0, 5).map((f) => `failed stream: HTTP ${f.outcome.status}, last event ${f.outcome.lastEvent || '-'} ${f.outcome.lastData || f.outcome.detail || ''}`.slice(0, 300));
+}
+
+/**
+ * Time to first delta of `POST /widget/{key}/stream` through Parley, minus the provider's own time
+ * to first token in the same request. Two web nodes in one cluster: every conversation gets
+ * follow-up messages sent alternately to the node that owns its actor (local) and to the other
+ * (remote: the turn runs on the owner and its chunks cross Redis to the node holding the request).
+ */
+export async function ttfd(): Promise<BenchResult> {
+  const startedAt = new Date();
+  return scoped(async () => {
+    const bench = await streamBench('ttfd');
+    const [a, b] = await Promise.all([WebNode.start('ttfd-a', bench.nodeEnv), WebNode.start('ttfd-b', bench.nodeEnv)]);
+    defer('stop node a', () => a!.stop());
+    defer('stop node b', () => b!.stop());
+    const nodes = [a!, b!];
+    await settledNodes(nodes);
+    const ownerOf = await ownerMap(nodes);
+    const agent = streamAgent();
+    defer('close client sockets', () => agent.destroy());
+    const targets = new Map(nodes.map((node) => [node, { host: '127.0.0.1', port: node.port, agent } satisfies Target]));
+    const key = bench.bot.publicKey;
+    const message = (n: number) => `${paceText(PACE)} (question ${n})`;
+
+    for (let i = 0; i < WARMUP; i++) {
+      const warm = await measure(targets.get(nodes[i % 2]!)!, key, { visitor_id: `warm-${i}`, message: message(i) });
+      if (!warm.sample) throw new Error(`warm-up stream failed: HTTP ${warm.outcome.status} ${warm.outcome.lastData || warm.outcome.detail || ''}`);
+    }
+
+    const conversations: Array<{ visitor: string; id: string; owner: WebNode; other: WebNode }> = [];
+    const failures: Measured[] = [];
+    const local: Sample[] = [];
+    const remote: Sample[] = [];
+    const newLocal: Sample[] = [];
+    const newRemote: Sample[] = [];
+    const direct: number[] = [];
+    const directEvery = 2;
+
+    // New conversations: the id is minted by the node that takes the request, so its actor lands on either node.
+    const opened = await paced(
+      Array.from({ length: NEW_CONVERSATIONS }, (_, i) => async () => {
+        const entry = nodes[i % 2]!;
+        const visitor = `ttfd-${i}`;
+        const [result] = await Promise.all([measure(targets.get(entry)!, key, { visitor_id: visitor, message: message(i) }), i % directEvery ? undefined : measureDirect(bench.provider.target).then((ms) => ms !== undefined && direct.push(ms))]);
+        return { entry, visitor, result };
+      }),
+      RATE_PER_S,
+    );
+    for (const { entry, visitor, result } of opened) {
+      const owner = result.conversationId ? ownerOf(result.conversationId) : undefined;
+      if (!result.sample || !owner) {
+        failures.push(result);
+        continue;
+      }
+      (owner === entry ? newLocal : newRemote).push(result.sample);
+      conversations.push({ visitor, id: result.conversationId!, owner, other: nodes.find((n) => n !== owner)! });
+    }
+
+    // Follow-ups, round by round: one conversation's messages are seconds apart, never in flight together.
+    const jobs = Array.from({ length: FOLLOW_UPS }, (_, round) =>
+      conversations.map((c, i) => async () => {
+        const isLocal = (round + i) % 2 === 0;
+        const target = targets.get(isLocal ? c.owner : c.other)!;
+        const [result] = await Promise.all([
+          measure(target, key, { visitor_id: c.visitor, conversation_id: c.id, message: message(1000 * (round + 1) + i) }),
+          i % directEvery ? undefined : measureDirect(bench.provider.target).then((ms) => ms !== undefined && direct.push(ms)),
+        ]);
+        if (result.sample) (isLocal ? local : remote).push(result.sample);
+        else failures.push(result);
+      }),
+    ).flat();
+    await paced(jobs, RATE_PER_S);
+
+    // Ownership must not have moved while we classified by it.
+    const ownerNow = await ownerMap(nodes);
+    const moved = conversations.filter((c) => ownerNow(c.id) !== c.owner).length;
+
+    const l = stats(local.map((s) => s.addedMs));
+    const r = stats(remote.map((s) => s.addedMs));
+    const nl = stats(newLocal.map((s) => s.addedMs));
+    const nr = stats(newRemote.map((s) => s.addedMs));
+    const provider = stats([...local, ...remote].map((s) => s.providerMs));
+    const directStats = stats(direct);
+    const pass = l.p50 <= GOAL.localP50 && l.p99 <= GOAL.localP99 && r.p50 <= GOAL.remoteP50 && failures.length === 0 && moved === 0;
+    const part = (samples: Sample[], pick: (s: Sample) => number) => stats(samples.map(pick)).p50;
+    return {
+      name: 'ttfd',
+      title: 'widget stream: time to first delta added by Parley (client TTFD - provider TTFT), two web nodes',
+      goal: `added p50 <= ${GOAL.localP50} ms and p99 <= ${GOAL.localP99} ms with the actor on the node taking the request; p50 <= ${GOAL.remoteP50} ms with it on the other node`,
+      pass,
+      figures: {
+        local_added_p50_ms: l.p50,
+        local_added_p95_ms: l.p95,
+        local_added_p99_ms: l.p99,
+        remote_added_p50_ms: r.p50,
+        remote_added_p95_ms: r.p95,
+        remote_added_p99_ms: r.p99,
+        new_conversation_local_added_p50_ms: nl.p50,
+        new_conversation_local_added_p99_ms: nl.p99,
+        new_conversation_remote_added_p50_ms: nr.p50,
+        new_conversation_remote_added_p99_ms: nr.p99,
+        local_ttfd_p50_ms: stats(local.map((s) => s.ttfdMs)).p50,
+        remote_ttfd_p50_ms: stats(remote.map((s) => s.ttfdMs)).p50,
+        local_to_meta_p50_ms: part(local, (s) => s.metaMs),
+        local_meta_to_provider_p50_ms: part(local, (s) => s.metaToProviderMs),
+        local_relay_p50_ms: part(local, (s) => s.relayMs),
+        remote_to_meta_p50_ms: part(remote, (s) => s.metaMs),
+        remote_meta_to_provider_p50_ms: part(remote, (s) => s.metaToProviderMs),
+        remote_relay_p50_ms: part(remote, (s) => s.relayMs),
+        new_conversation_to_meta_p50_ms: part([...newLocal, ...newRemote], (s) => s.metaMs),
+        failed: failures.length,
+      },
+      baseline: {
+        provider_ttft_p50_ms: provider.p50,
+        provider_ttft_p99_ms: provider.p99,
+        direct_ttfd_p50_ms: directStats.p50,
+        direct_ttfd_p99_ms: directStats.p99,
+      },
+      settings: {
+        nodes: 2,
+        warmup: WARMUP,
+        new_conversations: NEW_CONVERSATIONS,
+        follow_ups_per_conversation: FOLLOW_UPS,
+        local_samples: l.n,
+        remote_samples: r.n,
+        new_local_samples: nl.n,
+        new_remote_samples: nr.n,
+        direct_samples: directStats.n,
+        rate_per_s: RATE_PER_S,
+        pace: paceText(PACE),
+        owners_moved: moved,
+        log_level: 'info',
+      },
+      notes: [
+        'nodes: two dist/test/support/cluster/nodeMain.js (startWeb, as in production) in one cluster on Redis, LOG_LEVEL=info; the chatbot (openai, platform key) calls the bench provider (bench/support/tokenProvider.ts, its own process)',
+        'added = client time from writing the request to reading the first delta event, minus the provider\'s time from the request\'s arrival to writing its first token (written into that token); both on their own clock',
+        'local/remote: follow-up messages of 200 conversations, sent alternately to the node that owns the conversation actor and to the other one; new_conversation: the first message, whose actor lands on either node (classified afterwards by shard owner)',
+        'to_meta: request written -> meta event read (rate limit, chatbot and allowance lookups, the actor, the visitor message stored in its transaction); meta_to_provider: meta read -> provider saw the request (answer check, history, retrieval, provider key, the provider call); relay: provider wrote the first token -> client read it as a delta. The last two compare two processes\' epoch clocks: approximate',
+        'direct_ttfd: the same request sent by this client straight to the provider (no Parley), interleaved: the client\'s and loopback\'s own share',
+        'the bench process, the provider, both nodes, Postgres and Redis share the machine\'s 2 cores',
+        ...failureNote(failures),
+      ],
+      startedAt: startedAt.toISOString(),
+      seconds: (Date.now() - startedAt.getTime()) / 1000,
+    };
+  });
+}
