@@ -46,7 +46,8 @@ export async function visitorMessage(actor: ConversationActor, input: VisitorMes
   turn.emit({ event: 'meta', data: { conversation_id: conversation.publicId, visitor_message_id: Number(stored.id), status: conversation.status } });
   const base = { ...actor.view(), visitorMessageId: Number(stored.id) };
 
-  const answered = await answerTo(stored.id);
+  // Only a retried message can have an answer already; one stored just now cannot.
+  const answered = retried && (await answerTo(stored.id));
   if (answered) {
     turn.emit({ event: 'delta', data: { delta: answered.content } });
     return { ...base, outcome: 'answered', answer: answered };
