@@ -142,8 +142,11 @@ export class ActorRouter implements Actors {
           if (!(error instanceof NotOwner)) throw error;
         }
       } else {
-        const owner = this.owners.get(shard) ?? (await this.lookUpOwner(shard));
-        if (owner && owner !== self) {
+        // A lease outlives a frozen or dead owner by up to its TTL: asking such an owner would only wait
+        // out the deadline, so until the lease moves to a live member there is no owner to ask.
+        const cached = this.owners.get(shard);
+        const owner = cached && this.isLive(cached) ? cached : await this.lookUpOwner(shard);
+        if (owner && owner !== self && this.isLive(owner)) {
           let outcome: Outcome;
           try {
             outcome = await this.remote(c, owner, kind, id, message, delivery);
@@ -162,6 +165,10 @@ export class ActorRouter implements Actors {
     }
   }
 
+  private isLive(member: string): boolean {
+    return member === this.options.self || this.options.membership.isLive(member);
+  }
+
   private async lookUpOwner(shard: number): Promise<string | undefined> {
     const holder = await this.options.leases.holder(shard).catch(() => null);
     if (holder) this.owners.set(shard, holder);
@@ -175,6 +182,9 @@ export class ActorRouter implements Actors {
       const ownerSeen = this.options.membership.isLive(owner);
       this.pending.set(c, { owner, ownerSeen, deadline: delivery.deadline, what: `${kind} ${id}`, sink: delivery.sink, resolve, reject });
     });
+    // `watch` may fail this ask while the publish below is still in flight, before anyone awaits it;
+    // the caller still receives the rejection through the `return answered` below.
+    answered.catch(() => undefined);
     const envelope: Envelope = { t: 'ask', c, r: this.options.self, d: delivery.deadline, k: delivery.key, kind, id, m: message };
     if (delivery.sink) envelope.s = 1;
     const receivers = await transport.send(owner, envelope).catch(() => 0);

@@ -1,0 +1,196 @@
+import { shardOf } from '../../src/actors/cluster/shards';
+import type { Balancer } from './balancer';
+import type { Cluster, WebNode } from './cluster';
+import type { Journal } from './journal';
+import { newReply, replyAttempt, type LoadContext } from './load';
+import { ownershipClean, ownershipSnapshot, type OwnershipSnapshot } from './ownership';
+import { sleep } from './ports';
+import type { PrivatePostgres } from './postgres';
+import type { PrivateRedis } from './redis';
+import type { Settings } from './settings';
+
+export type FaultKind = 'kill' | 'redis' | 'postgres' | 'pause';
+
+export const FAULTS: Array<{ kind: FaultKind; title: string }> = [
+  { kind: 'kill', title: 'kill -9 of a web node, then restart it' },
+  { kind: 'redis', title: 'Redis killed, down past the dead-member bound, restarted empty' },
+  { kind: 'postgres', title: 'Postgres restarted (fast shutdown, start)' },
+  { kind: 'pause', title: 'a web node frozen (SIGSTOP) past its lease, then SIGCONT' },
+];
+
+export interface ProbeResult {
+  conversationId: string;
+  /** When the first reply sent after the fault was answered 200 (undefined: never, within the give-up time). */
+  answeredAt: number | undefined;
+}
+
+/** What happened in one fault's window. Times are Date.now() milliseconds. */
+export interface FaultWindow {
+  kind: FaultKind;
+  title: string;
+  victim: string | undefined;
+  /** The fault was injected. */
+  at: number;
+  /** The fault was over: the dependency answered again, the frozen node was continued, the killed node was started again. */
+  backAt: number;
+  /** The window closed: the cluster settled and no request had failed for the quiet period. */
+  endedAt: number;
+  /** The load was quiet again before the killed node was restarted (kill only). */
+  quietBeforeBackAt: number | undefined;
+  probes: ProbeResult[];
+  /** Snapshot once the window closed (the second look when the first caught a shard mid-move). */
+  ownership: OwnershipSnapshot;
+  ownershipFirstLook: OwnershipSnapshot | undefined;
+  notes: string[];
+}
+
+export interface FaultDeps {
+  settings: Settings;
+  cluster: Cluster;
+  balancer: Balancer;
+  journal: Journal;
+  load: LoadContext;
+  redis: PrivateRedis;
+  postgres: PrivatePostgres;
+  redisPrefix: string;
+  probeConversations: string[];
+  probeToken: string;
+  log(line: string): void;
+}
+
+/**
+ * The node hosting the most active conversations (the fault that hurts most) among those that serve
+ * at least one probe conversation, so the fault is timed by the probe as well as by the load.
+ */
+async function victimOf(deps: FaultDeps): Promise<{ node: WebNode; targets: string[] }> {
+  const states = await deps.cluster.states();
+  const candidates = states
+    .map(({ node, state }) => ({ node, active: state.active.length, targets: deps.probeConversations.filter((id) => state.owned.includes(shardOf('conversation', id))) }))
+    .sort((a, b) => Number(b.targets.length > 0) - Number(a.targets.length > 0) || b.active - a.active);
+  const chosen = candidates[0];
+  if (!chosen) throw new Error('no web node answers /state');
+  return chosen;
+}
+
+/** The probe starts another attempt this often while none has been answered: the resolution of "answered again". */
+const PROBE_EVERY_MS = 500;
+/** An attempt is given up after this long (past the router's 10 s ask deadline), and at most this many wait at once. */
+const PROBE_ATTEMPT_MS = 15_000;
+const PROBE_IN_FLIGHT = 10;
+
+/**
+ * Replies (as an agent) in each target conversation from the fault on, through the balancer but never
+ * via `avoid` (the probe times the cluster's failover, not the balancer's health check). One reply per
+ * conversation, one client id: a new attempt starts every PROBE_EVERY_MS while none has been answered,
+ * without cutting the earlier ones, so a slow answer counts when it comes and a stuck one does not
+ * hide a later success. "Answered again" is the first 200 of any attempt.
+ */
+function probe(deps: FaultDeps, targets: string[], avoid: WebNode | undefined): Promise<ProbeResult[]> {
+  return Promise.all(
+    targets.map(async (conversationId) => {
+      const entry = newReply(deps.load, 'probe', 'probe', conversationId);
+      const started = Date.now();
+      const attempts = new Set<Promise<void>>();
+      let answeredAt: number | undefined;
+      let answered!: () => void;
+      const firstAnswer = new Promise<void>((resolve) => (answered = resolve));
+      while (answeredAt === undefined && Date.now() - started < deps.settings.giveUpMs) {
+        const node = deps.balancer.pick(avoid);
+        if (node?.url && attempts.size < PROBE_IN_FLIGHT) {
+          const attempt: Promise<void> = replyAttempt(deps.load, entry, node, deps.probeToken, PROBE_ATTEMPT_MS).then((ok) => {
+            attempts.delete(attempt);
+            if (!ok || answeredAt !== undefined) return;
+            answeredAt = Date.now();
+            answered();
+          });
+          attempts.add(attempt);
+        }
+        await Promise.race([sleep(PROBE_EVERY_MS), firstAnswer]);
+      }
+      if (answeredAt === undefined) entry.result = 'gave-up';
+      await Promise.all(attempts);
+      return { conversationId, answeredAt };
+    }),
+  );
+}
+
+/** Waits until the cluster is settled and no request has failed for the quiet period (bounded); returns when that was. */
+async function quiet(deps: FaultDeps, since: number): Promise<number> {
+  const until = Date.now() + deps.settings.windowLimitMs;
+  for (;;) {
+    const calmSince = Math.max(since, deps.journal.lastFailureEnd());
+    if (Date.now() - calmSince >= deps.settings.quietMs && (await deps.cluster.isSettled())) return Date.now();
+    if (Date.now() > until) {
+      deps.log(`  not quiet within ${deps.settings.windowLimitMs / 1000} s; moving on`);
+      return Date.now();
+    }
+    await sleep(100);
+  }
+}
+
+/** Who owns what, looked at twice when the first look is not clean. */
+export async function settledOwnership(deps: Pick<FaultDeps, 'cluster' | 'redis' | 'redisPrefix'>): Promise<{ ownership: OwnershipSnapshot; firstLook: OwnershipSnapshot | undefined }> {
+  const first = await ownershipSnapshot(deps.cluster, deps.redis.url, deps.redisPrefix);
+  if (ownershipClean(first)) return { ownership: first, firstLook: undefined };
+  // States and leases are read a few milliseconds apart: a shard handed over in between looks wrong once.
+  await sleep(1_000);
+  return { ownership: await ownershipSnapshot(deps.cluster, deps.redis.url, deps.redisPrefix), firstLook: first };
+}
+
+export async function runFault(deps: FaultDeps, kind: FaultKind): Promise<FaultWindow> {
+  const { settings } = deps;
+  const title = FAULTS.find((f) => f.kind === kind)!.title;
+  const notes: string[] = [];
+  let victim: WebNode | undefined;
+  let targets = deps.probeConversations;
+  if (kind === 'kill' || kind === 'pause') {
+    ({ node: victim, targets } = await victimOf(deps));
+    if (!targets.length) notes.push(`no probe conversation lived on ${victim.name}; the load alone measures this fault`);
+  }
+  let at: number;
+  let backAt: number;
+  let quietBeforeBackAt: number | undefined;
+  let probes: Promise<ProbeResult[]>;
+  switch (kind) {
+    case 'kill': {
+      at = Date.now();
+      await victim!.crash();
+      probes = probe(deps, targets, victim);
+      await probes;
+      quietBeforeBackAt = await quiet(deps, at);
+      backAt = Date.now();
+      await victim!.start();
+      break;
+    }
+    case 'pause': {
+      at = Date.now();
+      victim!.pause();
+      probes = probe(deps, targets, victim);
+      await sleep(settings.pauseMs);
+      victim!.resume();
+      backAt = Date.now();
+      break;
+    }
+    case 'redis': {
+      at = Date.now();
+      await deps.redis.kill('SIGKILL');
+      probes = probe(deps, targets, undefined);
+      await sleep(settings.redisDownMs);
+      await deps.redis.startAgain();
+      backAt = Date.now();
+      break;
+    }
+    case 'postgres': {
+      at = Date.now();
+      await deps.postgres.stop();
+      probes = probe(deps, targets, undefined);
+      await deps.postgres.start();
+      backAt = Date.now();
+      break;
+    }
+  }
+  const results = await probes;
+  const endedAt = await quiet(deps, backAt);
+  const { ownership, firstLook } = await settledOwnership(deps);
+  return { kind, title, victim: victim?.name, at, backAt, endedAt, quietBeforeBackAt, probes: results, ownership, ownershipFirstLook: firstLook, notes };
+}
