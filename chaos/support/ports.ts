@@ -1,16 +1,3 @@
-import { createServer } from 'node:net';
-
-/** A TCP port nothing listens on right now (the OS picks it). */
-export function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolvePort(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
+export { freePort } from '../../src/db/freePort';
 
 export const sleep = (ms: number): Promise<void> => new Promise((wake) => setTimeout(wake, ms));

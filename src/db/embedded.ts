@@ -1,9 +1,9 @@
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import { ensureDataDir } from '../../config/env';
+import { freePort } from './freePort';
 
 export interface EmbeddedDatabase {
   url: string;
@@ -122,14 +122,3 @@ function runningPort(databaseDir: string): number | undefined {
   }
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolvePort(address.port) : reject(new Error('no port'))));
-    });
-  });
-}

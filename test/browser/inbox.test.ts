@@ -1,5 +1,4 @@
 import { strict as assert } from 'node:assert';
-import { createServer } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
 import { CannedReply, Conversation, ConversationTag, Message, Note } from '../../src/models';
 import { createCannedReply } from '../../src/domain/catalogue/createCannedReply';
@@ -11,17 +10,8 @@ import { fakeLlm } from '../support/hooks';
 import { childEnv, Running, SERVER } from '../support/processes';
 import { html, startSite, type TestSite } from '../support/site';
 import * as make from '../support/factories';
+import { freePort } from '../../src/db/freePort';
 
-/** A port nobody listens on now, so the node can be told its own public URL (APP_URL) before it starts. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-    probe.on('error', reject);
-  });
-}
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

@@ -1,5 +1,4 @@
 import { strict as assert } from 'node:assert';
-import { createServer } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
 import { Conversation } from '../../src/models';
 import { launchBrowser } from '../support/browser';
@@ -8,19 +7,10 @@ import { fakeLlm, server } from '../support/hooks';
 import { childEnv, Running, SERVER } from '../support/processes';
 import { html, startSite, type TestSite } from '../support/site';
 import * as make from '../support/factories';
+import { freePort } from '../../src/db/freePort';
 
 const REPLY = 'Our shop ships worldwide within five working days.';
 
-/** A port nobody listens on now, so the node can be told its own public URL (APP_URL) before it starts. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-    probe.on('error', reject);
-  });
-}
 
 describe('widget.js in real Chromium', function () {
   this.timeout(90_000);
