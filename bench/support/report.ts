@@ -53,25 +53,32 @@ export async function machine(): Promise<Machine> {
   try {
     const info = await redis.info('server');
     return {
-      cpus: cpus().length,
-      cpuModel: cpus()[0]?.model ?? 'unknown',
-      memoryGb: Math.round(totalmem() / 2 ** 30),
-      os: `${process.platform} ${release()}`,
-      node: process.version,
+      ...hardware(),
       postgres: row?.server_version ?? 'unknown',
       redis: /redis_version:(\S+)/.exec(info)?.[1] ?? 'unknown',
-      loadAverage: Math.round(loadavg()[0]! * 100) / 100,
+      loadAverage: loadAverage(),
     };
   } finally {
     redis.disconnect();
   }
 }
 
-function files(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => (entry.isDirectory() ? files(join(dir, entry.name)) : [join(dir, entry.name)]));
+/** What the process runs on (the chaos suite reports it too). */
+export function hardware(): Pick<Machine, 'cpus' | 'cpuModel' | 'memoryGb' | 'os' | 'node'> {
+  return {
+    cpus: cpus().length,
+    cpuModel: cpus()[0]?.model ?? 'unknown',
+    memoryGb: Math.round(totalmem() / 2 ** 30),
+    os: `${process.platform} ${release()}`,
+    node: process.version,
+  };
 }
 
-export function source(): Source {
+/** The 1-minute load average, to two decimals. */
+export const loadAverage = (): number => Math.round(loadavg()[0]! * 100) / 100;
+
+/** The commit measured and whether the tree had uncommitted changes. */
+export function commitOf(): { commit: string; dirty: boolean } {
   const git = (...args: string[]) => {
     try {
       return execFileSync('git', args, { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
@@ -79,9 +86,17 @@ export function source(): Source {
       return 'unknown';
     }
   };
+  return { commit: git('rev-parse', '--short=12', 'HEAD'), dirty: git('status', '--porcelain').length > 0 };
+}
+
+function files(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => (entry.isDirectory() ? files(join(dir, entry.name)) : [join(dir, entry.name)]));
+}
+
+export function source(): Source {
   const hash = createHash('sha256');
   for (const file of files(join(ROOT, 'src/actors')).sort()) hash.update(relative(ROOT, file)).update(readFileSync(file));
-  return { commit: git('rev-parse', '--short=12', 'HEAD'), dirty: git('status', '--porcelain').length > 0, actors: hash.digest('hex').slice(0, 12) };
+  return { ...commitOf(), actors: hash.digest('hex').slice(0, 12) };
 }
 
 const show = (value: number) => (Number.isInteger(value) ? String(value) : value.toFixed(Math.abs(value) >= 100 ? 0 : Math.abs(value) >= 10 ? 1 : 2));

@@ -1,7 +1,3 @@
-import { execFileSync } from 'node:child_process';
-import { cpus, loadavg, release, totalmem } from 'node:os';
-import { ROOT } from '../../bench/support/processes';
-
 export interface Machine {
   cpus: number;
   cpuModel: string;
@@ -23,25 +19,4 @@ export interface Source {
   dirty: boolean;
 }
 
-export function hardware(): Pick<Machine, 'cpus' | 'cpuModel' | 'memoryGb' | 'os' | 'node'> {
-  return {
-    cpus: cpus().length,
-    cpuModel: cpus()[0]?.model ?? 'unknown',
-    memoryGb: Math.round(totalmem() / 2 ** 30),
-    os: `${process.platform} ${release()}`,
-    node: process.version,
-  };
-}
-
-export const loadAverage = (): number => Math.round(loadavg()[0]! * 100) / 100;
-
-export function source(): Source {
-  const git = (...args: string[]) => {
-    try {
-      return execFileSync('git', args, { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
-    } catch {
-      return 'unknown';
-    }
-  };
-  return { commit: git('rev-parse', '--short=12', 'HEAD'), dirty: git('status', '--porcelain').length > 0 };
-}
+export { hardware, loadAverage, commitOf as source } from '../../bench/support/report';
