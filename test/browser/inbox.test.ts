@@ -3,14 +3,12 @@ import type { Browser, Page } from 'playwright-core';
 import { CannedReply, Conversation, ConversationTag, Message, Note } from '../../src/models';
 import { createCannedReply } from '../../src/domain/catalogue/createCannedReply';
 import { createTag } from '../../src/domain/catalogue/createTag';
-import { launchBrowser } from '../support/browser';
-import { TEST_ENV } from '../support/env';
+import { launchBrowser, openWidget, sendInWidget, startBrowserNode, stopBrowserNode, widget, widgetMessages } from '../support/browser';
 import { eventually } from '../support/eventually';
 import { fakeLlm } from '../support/hooks';
-import { childEnv, Running, SERVER } from '../support/processes';
+import type { Running } from '../support/processes';
 import { html, startSite, type TestSite } from '../support/site';
 import * as make from '../support/factories';
-import { freePort } from '../../src/db/freePort';
 
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -27,11 +25,7 @@ describe('web inbox in real Chromium', function () {
   const pageErrors: string[] = [];
 
   before(async () => {
-    const port = await freePort();
-    base = `http://127.0.0.1:${port}`;
-    // Heartbeats every 120 s: whatever reaches a page within seconds came over Socket.IO, not a poll.
-    node = new Running(SERVER, [], { env: childEnv({ ...TEST_ENV, ...fakeLlm().envFor(), PORT: String(port), APP_URL: base, NODE_ID: 'inbox-browser-node', LOG_LEVEL: 'info', VISITOR_POLL_SECONDS: '120' }) });
-    await node.waitForLog((entry) => entry.msg === 'listening', 30_000);
+    ({ node, base } = await startBrowserNode('inbox-browser-node'));
     // The shop's page, on another origin than Parley, embeds the current test's chatbot.
     site = await startSite({ '/': () => html(`<h1>Fjord Shop</h1><script src="${base}/widget.js" data-key="${bot.publicKey}" defer></script>`, '<title>Fjord Shop</title>') });
     browser = await launchBrowser();
@@ -39,8 +33,7 @@ describe('web inbox in real Chromium', function () {
   after(async () => {
     await browser?.close();
     await site?.close();
-    node?.child.kill('SIGTERM');
-    await node?.exitWithin(15_000);
+    await stopBrowserNode(node);
   });
   beforeEach(async () => {
     fakeLlm().reset();
@@ -71,19 +64,6 @@ describe('web inbox in real Chromium', function () {
     return page;
   }
 
-  const widget = (page: Page, selector: string) => page.locator('#parley-widget').locator(selector);
-  const widgetMessages = (page: Page, role: string) => widget(page, `[data-parley="message"][data-role="${role}"]`);
-
-  async function openWidget(page: Page): Promise<void> {
-    await page.goto(site.url('/'));
-    await widget(page, '[data-parley="launcher"]').click();
-    await widget(page, '[data-parley="composer"]').waitFor();
-  }
-
-  async function visitorSays(page: Page, text: string): Promise<void> {
-    await widget(page, '[data-parley="composer"]').fill(text);
-    await widget(page, '[data-parley="send"]').click();
-  }
 
   const thread = (page: Page, role: string) => page.locator(`#messages li[data-role="${role}"]:not([data-live])`);
 
@@ -94,8 +74,8 @@ describe('web inbox in real Chromium', function () {
 
     const visitor = await newPage();
     fakeLlm().script({ reply: 'We ship to Norway within five days.', delayMs: 20 });
-    await openWidget(visitor);
-    await visitorSays(visitor, 'Do you ship to Norway?');
+    await openWidget(visitor, site.url('/'));
+    await sendInWidget(visitor, 'Do you ship to Norway?');
     await widgetMessages(visitor, 'assistant').filter({ hasText: 'We ship to Norway within five days.' }).waitFor({ timeout: 15_000 });
     const conversationId = await visitor.evaluate<string | undefined>(`Object.entries(localStorage).find(([key]) => key.endsWith(':conversation'))?.[1]`);
     assert.ok(conversationId);
@@ -122,7 +102,7 @@ describe('web inbox in real Chromium', function () {
     await widgetMessages(visitor, 'agent').filter({ hasText: 'Hi, Sam here. Which town in Norway?' }).waitFor({ timeout: 10_000 });
 
     const requestsBefore = fakeLlm().requests.length;
-    await visitorSays(visitor, 'Tromsø, please.');
+    await sendInWidget(visitor, 'Tromsø, please.');
     await thread(inbox, 'visitor').filter({ hasText: 'Tromsø, please.' }).waitFor({ timeout: 10_000 });
     const announced = await eventually(() => inbox.locator('#announce').textContent(), (text) => /Tromsø, please\./.test(text ?? ''));
     assert.match(announced ?? '', /says: Tromsø, please\./, 'screen readers hear the new line');

@@ -1,4 +1,8 @@
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { freePort } from '../../src/db/freePort';
+import { TEST_ENV } from './env';
+import { fakeLlm } from './hooks';
+import { childEnv, Running, SERVER } from './processes';
 
 /**
  * Flags for a headless Chromium in a container: no sandbox (we often run as root), no GPU, and no
@@ -24,4 +28,40 @@ export function launchBrowser(): Promise<Browser> {
     executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
     args: [...CHROMIUM_ARGS],
   });
+}
+
+/**
+ * A web node of the test server's cluster whose public URL (APP_URL) is its real address, so a
+ * browser reaches its widget.js and Socket.IO. Heartbeats come every 120 s on it: whatever reaches a
+ * page within seconds came over Socket.IO, not a poll.
+ */
+export async function startBrowserNode(nodeId: string): Promise<{ node: Running; base: string }> {
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const node = new Running(SERVER, [], {
+    env: childEnv({ ...TEST_ENV, ...fakeLlm().envFor(), PORT: String(port), APP_URL: base, NODE_ID: nodeId, LOG_LEVEL: 'info', VISITOR_POLL_SECONDS: '120' }),
+  });
+  await node.waitForLog((entry) => entry.msg === 'listening', 30_000);
+  return { node, base };
+}
+
+export async function stopBrowserNode(node: Running | undefined): Promise<void> {
+  node?.child.kill('SIGTERM');
+  await node?.exitWithin(15_000);
+}
+
+/** The embedded widget on a page, driven through its `data-parley` hooks. */
+export const widget = (page: Page, selector: string) => page.locator('#parley-widget').locator(selector);
+
+export const widgetMessages = (page: Page, role: string) => widget(page, `[data-parley="message"][data-role="${role}"]`);
+
+export async function openWidget(page: Page, url: string): Promise<void> {
+  await page.goto(url);
+  await widget(page, '[data-parley="launcher"]').click();
+  await widget(page, '[data-parley="composer"]').waitFor();
+}
+
+export async function sendInWidget(page: Page, text: string): Promise<void> {
+  await widget(page, '[data-parley="composer"]').fill(text);
+  await widget(page, '[data-parley="send"]').click();
 }
