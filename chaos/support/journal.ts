@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 /** Who sent a request: a widget visitor, an agent, or the recovery probe (also an agent). */
 export type Sender = 'visitor' | 'agent' | 'probe';
 
@@ -33,6 +34,25 @@ export interface VisitorMessage {
   attempts: number;
   /** How the message ended: answered (done), held (error handoff: a person has it), or given up. */
   result: 'answered' | 'held' | 'gave-up' | 'pending';
+}
+
+/** A message about to be sent for the first time, journaled before it is: `[client id] question`. */
+export function journalVisitorMessage(journal: Journal, visitor: string, handoff: boolean, question: string): VisitorMessage {
+  const clientId = randomUUID();
+  const message: VisitorMessage = {
+    visitor,
+    handoff,
+    clientId,
+    text: `[${clientId}] ${question}`,
+    conversationIds: new Set(),
+    visitorMessageIds: new Set(),
+    answerIds: new Set(),
+    answerText: undefined,
+    attempts: 0,
+    result: 'pending',
+  };
+  journal.messages.push(message);
+  return message;
 }
 
 export interface AgentReply {

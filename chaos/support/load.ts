@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Balancer } from './balancer';
 import type { WebNode } from './cluster';
 import { post, type HttpOutcome } from './http';
-import type { AgentReply, Attempt, Journal, VisitorMessage } from './journal';
+import { journalVisitorMessage, type AgentReply, type Attempt, type Journal, type VisitorMessage } from './journal';
 import { sleep } from './ports';
 
 /** The widget's own rules (client/widget/widget.js): 60 s without a byte ends a stream; a cut-off answer is sent again after 1.5 s. */
@@ -38,22 +38,10 @@ const pause = (ms: number) => sleep(ms * (0.75 + Math.random() / 2));
 export async function visitor(ctx: LoadContext, name: string, handoff: boolean): Promise<void> {
   let conversationId: string | undefined;
   for (let n = 1; !ctx.stopping(); n++) {
-    const clientId = randomUUID();
     // Handoff visitors ask for a person in their first message; nothing else any visitor says does.
     const question = handoff && n === 1 ? 'I want to talk to a human, please.' : `Question ${n}: do you ship to Oslo, and how long does it take?`;
-    const message: VisitorMessage = {
-      visitor: name,
-      handoff,
-      clientId,
-      text: `[${clientId}] ${question}`,
-      conversationIds: new Set(),
-      visitorMessageIds: new Set(),
-      answerIds: new Set(),
-      answerText: undefined,
-      attempts: 0,
-      result: 'pending',
-    };
-    ctx.journal.messages.push(message);
+    const message = journalVisitorMessage(ctx.journal, name, handoff, question);
+    const { clientId } = message;
     const first = Date.now();
     while (message.result === 'pending') {
       if (Date.now() - first > ctx.giveUpMs) {

@@ -1,8 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import { CLI, lastJsonLine, runChild } from '../../bench/support/processes';
 import type { Balancer } from './balancer';
 import { post } from './http';
-import type { Journal, VisitorMessage } from './journal';
+import { journalVisitorMessage, type Journal } from './journal';
 import { sleep } from './ports';
 
 export interface Workspace {
@@ -44,20 +43,8 @@ export async function createWorkspace(env: Record<string, string>, agents: numbe
 export async function openProbeConversations(balancer: Balancer, journal: Journal, chatbotKey: string, count: number): Promise<string[]> {
   const ids: string[] = [];
   for (let i = 1; i <= count; i++) {
-    const clientId = randomUUID();
-    const message: VisitorMessage = {
-      visitor: `probe-visitor-${i}`,
-      handoff: true,
-      clientId,
-      text: `[${clientId}] I want to talk to a human, please.`,
-      conversationIds: new Set(),
-      visitorMessageIds: new Set(),
-      answerIds: new Set(),
-      answerText: undefined,
-      attempts: 0,
-      result: 'pending',
-    };
-    journal.messages.push(message);
+    const message = journalVisitorMessage(journal, `probe-visitor-${i}`, true, 'I want to talk to a human, please.');
+    const { clientId } = message;
     for (let attempt = 1; ; attempt++) {
       const node = balancer.pick();
       if (node?.url) {
