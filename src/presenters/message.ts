@@ -1,3 +1,4 @@
+import type { SentMessage } from '../actors/conversation/protocol';
 import type { Message } from '../models';
 import { displayTime } from './displayTime';
 import { isoWithOffset } from './time';
@@ -24,3 +25,6 @@ export const presentAgentMessage = (message: { id: number; role: Message['role']
   content: message.content,
   at: displayTime(message.at),
 });
+
+/** A line an agent just sent, as the conversation actor reported it (`at` is ISO there). */
+export const presentSentMessage = (sent: SentMessage) => presentAgentMessage({ id: sent.id, role: 'agent', content: sent.content, at: new Date(sent.at) });

@@ -6,7 +6,7 @@ import { notFound, validationFailed } from '../../errors';
 import { authOf, requireAbility } from '../../http/authenticate';
 import { notBlank, parse } from '../../http/validate';
 import { Tag } from '../../models';
-import { presentAgentMessage } from '../../presenters/message';
+import { presentSentMessage } from '../../presenters/message';
 import { displayTime } from '../../presenters/displayTime';
 
 const agentText = (field: string) =>
@@ -37,7 +37,7 @@ export function conversationRoutes(actors: Actors): Router {
     const { user, id } = await target(req);
     const body = parse(replyBody, req.body);
     const reply = await actors.ask('conversation', id, { type: 'agentReply', userId: user.id, text: body.body, clientId: body.client_id });
-    const message = presentAgentMessage({ id: reply.message.id, role: 'agent', content: reply.message.content, at: new Date(reply.message.at) });
+    const message = presentSentMessage(reply.message);
     res.json({ message, ...(reply.duplicate && { duplicate: true }) });
   });
 

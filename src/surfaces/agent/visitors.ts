@@ -13,7 +13,7 @@ import { rateLimit } from '../../http/rateLimit';
 import { notBlank, parse } from '../../http/validate';
 import { Chatbot, Visitor } from '../../models';
 import { displayTime } from '../../presenters/displayTime';
-import { presentAgentMessage } from '../../presenters/message';
+import { presentSentMessage } from '../../presenters/message';
 
 export const listQuery = z.object({ limit: z.string().optional() });
 export const inviteBody = z.object({
@@ -82,7 +82,7 @@ export function visitorRoutes(ctx: AppContext, actors: Actors): Router {
         conversation_id: reply.conversationId,
         created: reply.created,
         delivery_within_seconds: pollSeconds,
-        message: presentAgentMessage({ id: reply.message.id, role: 'agent', content: reply.message.content, at: new Date(reply.message.at) }),
+        message: presentSentMessage(reply.message),
       });
     },
   );
