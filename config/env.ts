@@ -43,10 +43,14 @@ const envSchema = z.object({
   CRAWL_MAX_PAGES: z.coerce.number({ error: 'must be a number of pages' }).int().min(1).max(1000).default(50),
   PROVIDER_TIMEOUT_MS: z.coerce.number({ error: 'must be a number of milliseconds' }).int().min(100).max(600_000).default(60_000),
   VISITOR_POLL_SECONDS: z.coerce.number({ error: 'must be a number of seconds' }).int().min(1).max(300).optional(),
+  PARLEY_DEMO: flag.default(false),
   SHOPIFY_BASE_URL: httpUrl.optional(),
   STRIPE_BASE_URL: httpUrl.optional(),
   ...providerVars,
 });
+
+/** The names of every setting, for `.env.example` and its test. */
+export const SETTING_NAMES: readonly string[] = Object.keys(envSchema.shape);
 
 export interface ProviderSettings {
   baseUrl?: string;
@@ -75,6 +79,8 @@ export interface Config {
   visitorPollSeconds?: number;
   integrations: { shopifyBaseUrl?: string; stripeBaseUrl?: string };
   providers: Record<ProviderSlug, ProviderSettings>;
+  /** Create the demo workspace at start (always in embedded mode; elsewhere only with PARLEY_DEMO=1). */
+  demo: boolean;
   /** Single-node mode: no Redis; actors, fan-out and jobs all run in this process. */
   singleNode: boolean;
   /** Embedded PostgreSQL under DATA_DIR because no DATABASE_URL was given. */
@@ -120,6 +126,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
         return [slug, { baseUrl: settings[`PROVIDER_${upper}_BASE_URL`], apiKey: settings[`PROVIDER_${upper}_API_KEY`] }];
       }),
     ) as Record<ProviderSlug, ProviderSettings>,
+    demo: embeddedDatabase || e.PARLEY_DEMO,
     singleNode: !e.REDIS_URL,
     embeddedDatabase,
   };

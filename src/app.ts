@@ -26,7 +26,7 @@ const HEARTBEAT_PATH = /^\/widget\/[^/]+\/heartbeat(?:\?|$)/;
 /** The runtime parts surfaces reach beyond the context: the actors (wherever they live). */
 export interface AppRuntime {
   actors: Actors;
-  /** Single-node mode: the demo chatbot the page at `/` embeds. */
+  /** Where the demo workspace is on (embedded mode, PARLEY_DEMO=1): the chatbot the page at `/` embeds. */
   demo?: Pick<Chatbot, 'publicKey' | 'name'>;
 }
 

@@ -8,7 +8,7 @@ import { lateActors, parleyBehaviours, type ActorDeps } from './actors/kinds';
 import { closePresenceWriter } from './actors/visitor/presenceWriter';
 import { startActorSystem, type ActorSystem } from './actors/system';
 import { createApp } from './app';
-import { ensureDemo } from './domain/demo/ensureDemo';
+import { ensureDemo, type Demo } from './domain/demo/ensureDemo';
 import { closeContext, openContext, type AppContext } from './context';
 import { InProcessJobQueue } from './jobs/inProcessQueue';
 import { jobProcessors, requeuePendingSources } from './jobs/processors';
@@ -25,6 +25,13 @@ export interface RunningWeb {
   actors: ActorSystem;
   /** Graceful stop: refuse new connections, hand shards over, let in-flight requests finish (bounded), then close pools. */
   stop(): Promise<void>;
+}
+
+/** The start log's line on how to answer the demo chatbot as a person (its password is per data directory). */
+function demoSignIn({ users, passwords }: Demo, appUrl: string): string {
+  const agent = users.find((user) => passwords[user.email] && user.role === 'agent') ?? users.find((user) => passwords[user.email]);
+  if (!agent) return `demo: this data directory does not know the demo users' passwords; \`npx parley seed demo\` sets and prints new ones`;
+  return `demo: chat at ${appUrl}/ and answer as a person at ${appUrl}/inbox, signed in as ${agent.email} with password ${passwords[agent.email]} (\`npx parley seed demo\` prints every demo user)`;
 }
 
 export interface WebOptions {
@@ -45,6 +52,7 @@ export async function startWeb(config: Readonly<Config>, logger: Logger, options
   const server = createServer((req, res) => (app ? app(req, res) : res.writeHead(503).end()));
   let realtime: Realtime | undefined;
   let actors: ActorSystem | undefined;
+  let demo: Demo | undefined;
   try {
     realtime = await createRealtime(server, ctx);
     // Actors message each other through the router, which exists only once the system has started.
@@ -57,9 +65,9 @@ export async function startWeb(config: Readonly<Config>, logger: Logger, options
       ctx.jobs.process(jobProcessors(ctx));
       await requeuePendingSources(ctx);
     }
-    // A single node is what a newcomer runs: the page at `/` lets them chat with the demo chatbot at once.
-    const demo = config.singleNode ? (await ensureDemo(ctx)).chatbot : undefined;
-    app = createApp(ctx, { actors, demo });
+    // What a newcomer runs (embedded mode) gets the demo: the page at `/` lets them chat with its chatbot at once.
+    demo = config.demo ? await ensureDemo(ctx) : undefined;
+    app = createApp(ctx, { actors, demo: demo?.chatbot });
     server.listen(config.port);
     await once(server, 'listening');
   } catch (error) {
@@ -71,6 +79,7 @@ export async function startWeb(config: Readonly<Config>, logger: Logger, options
   }
   const { port } = server.address() as AddressInfo;
   logger.info({ port, node: actors.member, mode: config.singleNode ? 'single-node' : 'cluster', embeddedDatabase: config.embeddedDatabase }, 'listening');
+  if (demo) logger.info(demoSignIn(demo, config.appUrl));
 
   let stopping: Promise<void> | undefined;
   const stop = () =>

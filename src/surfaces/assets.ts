@@ -10,7 +10,7 @@ import type { Chatbot } from '../models';
 /** Where the browser-side files live: `client/` at the project root (beside `dist/`). */
 export const CLIENT_DIR = join(__dirname, '..', '..', '..', 'client');
 
-/** The demo page's chatbot, present in single-node mode only. */
+/** The demo page's chatbot, present where the demo workspace is (embedded mode, PARLEY_DEMO=1). */
 export interface AssetOptions {
   appUrl: string;
   demo?: Pick<Chatbot, 'publicKey' | 'name'>;

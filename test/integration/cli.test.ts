@@ -1,5 +1,8 @@
 import { strict as assert } from 'node:assert';
 import { randomBytes } from 'node:crypto';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { AccessToken, CannedReply, Chatbot, Company, Tag, User } from '../../src/models';
 import { verifyPassword } from '../../src/security/passwords';
 import { ROLE_NAMES } from '../../config/roles';
@@ -380,6 +383,14 @@ describe('parley CLI (real process)', function () {
 
   describe('seed demo', () => {
     const SEED_KEYS = ['workspace', 'users', 'chatbot', 'api_token', 'urls'];
+    const dataDirs: string[] = [];
+    /** The CLI's environment with a data directory of its own, where the demo passwords are kept. */
+    const withDataDir = async () => {
+      const dataDir = await mkdtemp(join(tmpdir(), 'parley-demo-'));
+      dataDirs.push(dataDir);
+      return { dataDir, env: childEnv({ ...TEST_ENV, DATA_DIR: dataDir }) };
+    };
+    after(async () => Promise.all(dataDirs.map((dir) => rm(dir, { recursive: true, force: true }))));
 
     function checkSeed(body: Record<string, unknown>) {
       objectWithKeys(body, SEED_KEYS, 'seed');
@@ -395,19 +406,31 @@ describe('parley CLI (real process)', function () {
       return { workspaceId: idOf(workspace), users, chatbot, token: body.api_token as string };
     }
 
-    it('prints everything a newcomer needs; running it again reuses the workspace', async () => {
-      const first = checkSeed(await cliOk(['seed', 'demo']));
-      assert.ok(first.users.some((u) => u.role === 'owner'), 'an owner is among the users');
+    async function signsIn(printed: Record<string, unknown>): Promise<boolean> {
+      const user = await User.findByPk(idOf(printed));
+      assert.ok(user, `user ${String(printed.email)} exists`);
+      return verifyPassword(printed.password as string, user.passwordHash);
+    }
+
+    let first: ReturnType<typeof checkSeed>;
+    let firstDir: Awaited<ReturnType<typeof withDataDir>>;
+
+    it('prints everything a newcomer needs, with random passwords kept in the data directory; running it again reuses all of it', async () => {
+      firstDir = await withDataDir();
+      first = checkSeed(await cliOk(['seed', 'demo'], firstDir.env));
+      assert.deepEqual(first.users.map((u) => u.role), ['owner', 'admin', 'agent']);
 
       const company = await Company.findByPk(first.workspaceId);
       assert.ok(company, 'the demo workspace exists');
       for (const printed of first.users) {
-        const user = await User.findByPk(idOf(printed));
-        assert.ok(user, `user ${printed.email} exists`);
-        assert.equal(user.companyId, company.id);
-        assert.equal(user.email, printed.email);
-        assert.equal(await verifyPassword(printed.password as string, user.passwordHash), true, `password of ${printed.email}`);
+        assert.match(printed.password as string, /^[\w-]{16,}$/, 'a long random password');
+        assert.equal(await signsIn(printed), true, `password of ${String(printed.email)}`);
+        assert.equal((await User.findByPk(idOf(printed)))?.companyId, company.id);
       }
+      assert.equal(new Set(first.users.map((u) => u.password)).size, 3, 'each user has their own password');
+      const kept = join(firstDir.dataDir, 'demo-passwords.json');
+      assert.equal((await stat(kept)).mode & 0o777, 0o600);
+      assert.deepEqual(JSON.parse(await readFile(kept, 'utf8')), Object.fromEntries(first.users.map((u) => [u.email, u.password])));
       const bot = await Chatbot.findOne({ where: { publicKey: first.chatbot.public_key as string } });
       assert.equal(bot?.companyId, company.id);
 
@@ -415,12 +438,36 @@ describe('parley CLI (real process)', function () {
       assert.equal(me.status, 200);
       assert.equal(me.body.company.id, first.workspaceId);
 
-      const second = checkSeed(await cliOk(['seed', 'demo']));
+      const second = checkSeed(await cliOk(['seed', 'demo'], firstDir.env));
       assert.equal(second.workspaceId, first.workspaceId);
-      assert.deepEqual(second.users.map(idOf), first.users.map(idOf));
+      assert.deepEqual(second.users, first.users, 'the same users with the same passwords');
       assert.equal(second.chatbot.public_key, first.chatbot.public_key);
       assert.equal(await Company.count({ where: { slug: company.slug } }), 1);
       assert.equal((await get('/api/v1/me', second.token)).status, 200);
+    });
+
+    it('gives new random passwords from a data directory that does not know them, and prints only passwords that sign in', async () => {
+      const other = await withDataDir();
+      const elsewhere = checkSeed(await cliOk(['seed', 'demo'], other.env));
+      assert.equal(elsewhere.workspaceId, first.workspaceId);
+      for (const [i, printed] of elsewhere.users.entries()) {
+        assert.notEqual(printed.password, first.users[i]!.password);
+        assert.equal(await signsIn(printed), true);
+        assert.equal(await signsIn(first.users[i]!), false, 'the password the first data directory knew is gone');
+      }
+      // The first directory's file is now stale: its passwords are replaced again rather than printed wrong.
+      const back = checkSeed(await cliOk(['seed', 'demo'], firstDir.env));
+      for (const printed of back.users) assert.equal(await signsIn(printed), true);
+      first = back;
+    });
+
+    it('does not bring back a demo user an operator deleted', async () => {
+      const agent = first.users.find((u) => u.role === 'agent')!;
+      await AccessToken.destroy({ where: { userId: idOf(agent) } });
+      await User.destroy({ where: { id: idOf(agent) } });
+      const after = checkSeed(await cliOk(['seed', 'demo'], firstDir.env));
+      assert.deepEqual(after.users.map((u) => u.role), ['owner', 'admin']);
+      assert.equal(await User.count({ where: { email: agent.email as string } }), 0);
     });
   });
 

@@ -84,6 +84,23 @@ describe('embedded mode (no DATABASE_URL, REDIS_URL or APP_KEY): real server and
     assert.deepEqual(ready.body.checks, { database: 'ok', cluster: 'ok' });
   });
 
+  let demoSignIn: { email: string; password: string } | undefined;
+  /** The start log's `demo:` line names an email and a password for the web inbox. */
+  async function demoLine(running: Running): Promise<{ email: string; password: string }> {
+    const line = await running.waitForLog((entry) => typeof entry.msg === 'string' && entry.msg.startsWith('demo:'), 5_000);
+    const [, email, password] = /signed in as (\S+) with password (\S+) /.exec(line.msg as string) ?? [];
+    assert.ok(email && password, `no sign-in in ${String(line.msg)}`);
+    return { email, password };
+  }
+
+  it('prints a sign-in for the demo agent in its start log, with a random password that works', async () => {
+    demoSignIn = await demoLine(web!);
+    assert.equal(demoSignIn.email, 'agent@parley-demo.test');
+    assert.match(demoSignIn.password, /^[\w-]{16,}$/);
+    const login = await request('POST', '/api/agent/login', { baseUrl, body: { ...demoSignIn, device_name: 'Embedded test' } });
+    assert.equal(login.status, 200);
+  });
+
   it('lets the CLI seed the demo through the running embedded postgres, and its token works', async () => {
     const run = await runNode(CLI, ['seed', 'demo'], { env, cwd: dataDir, timeoutMs: 60_000 });
     assert.equal(run.code, 0, `seed demo exited ${run.code}\nstdout: ${run.stdout}\nstderr: ${run.stderr}`);
@@ -97,6 +114,8 @@ describe('embedded mode (no DATABASE_URL, REDIS_URL or APP_KEY): real server and
     assert.equal(me.status, 200);
     assert.deepEqual(me.body.company, workspace);
     assert.equal(me.body.user.email, 'owner@parley-demo.test');
+    const agent = (body.users as Array<{ email: string; password: string }>).find((u) => u.email === demoSignIn?.email);
+    assert.equal(agent?.password, demoSignIn?.password, 'seed demo prints the password the start log printed');
   });
 
   it('generated APP_KEY into DATA_DIR/app.key, readable only by its owner', async () => {
@@ -119,6 +138,7 @@ describe('embedded mode (no DATABASE_URL, REDIS_URL or APP_KEY): real server and
     assert.equal(me.status, 200);
     assert.equal(me.body.company.id, workspaceId);
     assert.ok(!restarted.lines.some((line) => line.includes('first start')), 'no second initdb');
+    assert.deepEqual(await demoLine(restarted), demoSignIn, 'the same demo password after a restart');
     await stopWithSigterm(restarted);
   });
 });

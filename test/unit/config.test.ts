@@ -22,6 +22,13 @@ describe('config', () => {
     assert.ok(Object.isFrozen(config));
   });
 
+  it('creates the demo workspace in embedded mode, and with an external database only with PARLEY_DEMO=1', () => {
+    assert.equal(loadConfig(external).demo, false);
+    assert.equal(loadConfig({ ...external, PARLEY_DEMO: '1' }).demo, true);
+    assert.equal(loadConfig({ APP_KEY: KEY, DATA_DIR: mkdtempSync(join(tmpdir(), 'parley-config-')) }).demo, true);
+    assert.throws(() => loadConfig({ ...external, PARLEY_DEMO: 'yes' }), /PARLEY_DEMO/);
+  });
+
   it('derives APP_URL from PORT and strips a trailing slash', () => {
     assert.equal(loadConfig({ ...external, PORT: '4000' }).appUrl, 'http://localhost:4000');
     assert.equal(loadConfig({ ...external, APP_URL: 'https://chat.example.com/' }).appUrl, 'https://chat.example.com');

@@ -10,16 +10,17 @@ export interface NewWorkspace {
   owner?: Omit<NewUser, 'role'>;
 }
 
-/** A workspace and, optionally, its first owner, in one transaction. */
-export async function createWorkspace(input: NewWorkspace): Promise<{ company: Company; owner?: User }> {
-  return Company.sequelize!.transaction(async (transaction) => {
+/** A workspace and, optionally, its first owner, in one transaction (the caller's, when given). */
+export async function createWorkspace(input: NewWorkspace, outer?: Transaction): Promise<{ company: Company; owner?: User }> {
+  const create = async (transaction: Transaction) => {
     const company = await Company.create(
       { name: input.name, slug: await uniqueSlug(input.name, transaction), plan: input.plan ?? 'free', portalEnabled: input.portalEnabled ?? false },
       { transaction },
     );
     const owner = input.owner ? await createUser(company, { ...input.owner, role: 'owner' }, transaction) : undefined;
     return { company, owner };
-  });
+  };
+  return outer ? create(outer) : Company.sequelize!.transaction(create);
 }
 
 export async function setWorkspaceSuspended(company: Company, suspended: boolean): Promise<Company> {
