@@ -1,5 +1,4 @@
 import { createDecipheriv, createECDH, createHmac, createPublicKey, randomBytes, verify, type ECDH } from 'node:crypto';
-import { execFileSync } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { Agent, createServer, type Server } from 'node:https';
@@ -7,6 +6,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { selfSignedCertificate } from './certificate';
 
 /**
  * A local HTTPS stand-in for a push service (FCM, Mozilla autopush, ...). It checks every request
@@ -79,15 +79,7 @@ const idOf = (subscription: FakeSubscription | string): string => (typeof subscr
 
 export async function startFakePushService(): Promise<FakePushService> {
   const dir = mkdtempSync(join(tmpdir(), 'parley-push-'));
-  const keyFile = join(dir, 'key.pem');
-  const caFile = join(dir, 'cert.pem');
-  // A fresh certificate per run: nothing secret is checked in, and the sender must really verify TLS.
-  execFileSync('openssl', [
-    'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes',
-    '-keyout', keyFile, '-out', caFile, '-days', '2', '-subj', '/CN=127.0.0.1',
-    '-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost',
-  ], { stdio: 'ignore' });
-  const cert = readFileSync(caFile);
+  const { keyFile, certFile: caFile, cert } = selfSignedCertificate(dir);
 
   const subscriptions = new Map<string, Keys>();
   const scripts = new Map<string, ScriptedAnswer[]>();

@@ -174,9 +174,9 @@ function parseLog(line: string): Record<string, unknown> | undefined {
   }
 }
 
-/** A worker process (BullMQ processors) on the test run's database and Redis, allowed to crawl local test sites. */
-export async function startWorker(): Promise<Running> {
-  const worker = new Running(resolve(ROOT, 'dist/workers/index.js'), [], { env: childEnv({ ...TEST_ENV, CRAWL_ALLOW_PRIVATE: '1', LOG_LEVEL: 'info' }) });
+/** A worker process (BullMQ processors), by default on the test run's database and Redis, allowed to crawl local test sites. */
+export async function startWorker(env = childEnv({ ...TEST_ENV, CRAWL_ALLOW_PRIVATE: '1', LOG_LEVEL: 'info' })): Promise<Running> {
+  const worker = new Running(resolve(ROOT, 'dist/workers/index.js'), [], { env });
   await worker.waitForLog((entry) => entry.msg === 'worker ready', 20_000);
   return worker;
 }

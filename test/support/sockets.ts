@@ -1,5 +1,5 @@
 import { createHash, createHmac, hkdfSync } from 'node:crypto';
-import { io, type Socket } from 'socket.io-client';
+import { io, type ManagerOptions, type Socket, type SocketOptions } from 'socket.io-client';
 import { TEST_ENV } from './env';
 
 export type ClientSocket = Socket;
@@ -16,13 +16,16 @@ export interface Refusal {
 
 const WAIT_MS = 3000;
 
-function client(baseUrl: string, auth: Record<string, unknown>): ClientSocket {
-  return io(baseUrl, { path: '/socket.io', transports: ['websocket'], auth, reconnection: false, forceNew: true, timeout: WAIT_MS });
+/** Extra client options, e.g. the `ca` of a TLS server with a self-signed certificate. */
+export type ConnectOptions = Partial<ManagerOptions & SocketOptions>;
+
+function client(baseUrl: string, auth: Record<string, unknown>, options: ConnectOptions): ClientSocket {
+  return io(baseUrl, { path: '/socket.io', transports: ['websocket'], auth, reconnection: false, forceNew: true, timeout: WAIT_MS, ...options });
 }
 
-/** A connected socket; rejects with the server's connect_error when it refuses. */
-export function connect(baseUrl: string, auth: Record<string, unknown>): Promise<ClientSocket> {
-  const socket = client(baseUrl, auth);
+/** A connected socket (WebSocket only); rejects with the server's connect_error when it refuses. */
+export function connect(baseUrl: string, auth: Record<string, unknown>, options: ConnectOptions = {}): Promise<ClientSocket> {
+  const socket = client(baseUrl, auth, options);
   return new Promise((resolve, reject) => {
     socket.once('connect', () => resolve(socket));
     socket.once('connect_error', (error) => {
