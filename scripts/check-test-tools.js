@@ -6,7 +6,7 @@ const { accessSync, constants } = require('node:fs');
 const { connect } = require('node:net');
 const { delimiter, join } = require('node:path');
 
-const INSTALL = 'apt-get update && apt-get install -y chromium nginx postgresql redis-server';
+const INSTALL = 'apt-get update && apt-get install -y chromium nginx openssl postgresql redis-server';
 
 function executable(path) {
   try {
@@ -38,7 +38,8 @@ async function main() {
   const redis = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
   const missing = [];
   if (!executable(process.env.CHROMIUM_PATH ?? '/usr/bin/chromium')) missing.push('Chromium (/usr/bin/chromium or CHROMIUM_PATH)');
-  if (!(process.env.NGINX_PATH ? executable(process.env.NGINX_PATH) : onPath('nginx'))) missing.push('nginx (on PATH or NGINX_PATH)');
+  if (!onPath('nginx')) missing.push('nginx');
+  if (!onPath('openssl')) missing.push('openssl');
   if (!(await reachable(postgres, 5432))) missing.push(`PostgreSQL at ${new URL(postgres).host} (TEST_DATABASE_ADMIN_URL)`);
   if (!(await reachable(redis, 6379))) missing.push(`Redis at ${new URL(redis).host} (TEST_REDIS_URL)`);
   if (!missing.length) return;
