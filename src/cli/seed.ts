@@ -7,6 +7,7 @@ import { presentV1Company } from '../presenters/account';
 /** Everything a newcomer needs to try Parley. Safe to run again: it reuses the demo workspace and mints a fresh token. */
 export const seedDemo = defineCommand({
   usage: 'seed demo',
+  summary: 'Creates (or reuses) the demo workspace; prints its users and passwords, chatbot, a fresh API token, URLs.',
   flags: {},
   schema: z.object({}),
   async run(ctx, _flags) {
