@@ -1,26 +1,24 @@
 import { z } from 'zod';
 import { createTag } from '../domain/catalogue/createTag';
 import { createCannedReply } from '../domain/catalogue/createCannedReply';
-import { Company } from '../models';
-import { notFound } from '../errors';
-import { defineCommand } from './command';
-
-async function workspace(id: number): Promise<Company> {
-  const company = await Company.findByPk(id);
-  if (!company) throw notFound('Workspace');
-  return company;
-}
+import { COMPANY_FLAG, defineCommand } from './command';
+import { findWorkspace } from './lookups';
 
 export const tagCreate = defineCommand({
   usage: 'tag create --company ID --name N [--color #hex]',
-  flags: { company: { type: 'string' }, name: { type: 'string' }, color: { type: 'string' } },
+  summary: 'Creates a conversation tag in a workspace.',
+  flags: {
+    company: COMPANY_FLAG,
+    name: { type: 'string', help: "the tag's name" },
+    color: { type: 'string', help: 'a hex colour like #22c55e (default: a stored default)' },
+  },
   schema: z.object({
     company: z.coerce.number().int().positive(),
     name: z.string().trim().min(1).max(60),
     color: z.string().regex(/^#[0-9a-fA-F]{3,8}$/, 'The color must be a hex colour like #22c55e.').optional(),
   }),
   async run(_ctx, flags) {
-    const company = await workspace(flags.company);
+    const company = await findWorkspace(flags.company);
     const tag = await createTag(company.id, { name: flags.name, color: flags.color });
     return { tag: { id: tag.id, name: tag.name, color: tag.color } };
   },
@@ -28,7 +26,14 @@ export const tagCreate = defineCommand({
 
 export const cannedCreate = defineCommand({
   usage: 'canned create --company ID --title T --shortcut S --body B [--user ID]',
-  flags: { company: { type: 'string' }, title: { type: 'string' }, shortcut: { type: 'string' }, body: { type: 'string' }, user: { type: 'string' } },
+  summary: "Creates a canned reply: shared by the workspace, or one user's own with --user.",
+  flags: {
+    company: COMPANY_FLAG,
+    title: { type: 'string', help: "the reply's title" },
+    shortcut: { type: 'string', help: 'what an agent types to insert it' },
+    body: { type: 'string', help: 'the text inserted' },
+    user: { type: 'string', help: 'the id of the user it belongs to (default: shared)' },
+  },
   schema: z.object({
     company: z.coerce.number().int().positive(),
     title: z.string().trim().min(1).max(120),
@@ -37,7 +42,7 @@ export const cannedCreate = defineCommand({
     user: z.coerce.number().int().positive().optional(),
   }),
   async run(_ctx, flags) {
-    const company = await workspace(flags.company);
+    const company = await findWorkspace(flags.company);
     const canned = await createCannedReply(company.id, { title: flags.title, shortcut: flags.shortcut, body: flags.body, userId: flags.user });
     return { canned: { id: canned.id, title: canned.title, shortcut: canned.shortcut, body: canned.body, shared: canned.userId === null } };
   },

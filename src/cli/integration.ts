@@ -1,18 +1,11 @@
 import { z } from 'zod';
-import { Company } from '../models';
 import { connectIntegration, disconnectIntegration, type ConnectInput } from '../domain/integrations/connections';
-import { notFound } from '../errors';
-import { defineCommand } from './command';
+import { COMPANY_FLAG, defineCommand } from './command';
+import { findWorkspace } from './lookups';
 
 const KINDS = ['shopify', 'stripe'] as const;
 /** A bare host name: the Admin API lives at https://<store_domain>, so a scheme, port or path has no place here. */
 const HOSTNAME = /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)+$/;
-
-async function workspace(id: number): Promise<Company> {
-  const company = await Company.findByPk(id);
-  if (!company) throw notFound('Workspace');
-  return company;
-}
 
 const connectFlags = z
   .object({
@@ -48,17 +41,18 @@ const connectFlags = z
   });
 
 export const integrationConnect = defineCommand({
-  usage: 'integration connect --company ID --kind shopify --store-domain D --access-token T | --kind stripe --secret-key K',
+  usage: 'integration connect --company ID (--kind shopify --store-domain D --access-token T | --kind stripe --secret-key K)',
+  summary: 'Connects a Shopify store or Stripe account to a workspace; the secret is stored encrypted, never printed.',
   flags: {
-    company: { type: 'string' },
-    kind: { type: 'string' },
-    'store-domain': { type: 'string' },
-    'access-token': { type: 'string' },
-    'secret-key': { type: 'string' },
+    company: COMPANY_FLAG,
+    kind: { type: 'string', help: 'shopify or stripe' },
+    'store-domain': { type: 'string', help: 'shopify: the store host, like your-store.myshopify.com' },
+    'access-token': { type: 'string', help: 'shopify: the Admin API access token' },
+    'secret-key': { type: 'string', help: 'stripe: a secret or restricted key (sk_... or rk_...)' },
   },
   schema: connectFlags,
   async run(ctx, flags) {
-    const company = await workspace(flags.company);
+    const company = await findWorkspace(flags.company);
     const input: ConnectInput =
       flags.kind === 'shopify'
         ? { kind: 'shopify', storeDomain: flags['store-domain']!, accessToken: flags['access-token']! }
@@ -70,10 +64,11 @@ export const integrationConnect = defineCommand({
 
 export const integrationDisconnect = defineCommand({
   usage: 'integration disconnect --company ID --kind shopify|stripe',
-  flags: { company: { type: 'string' }, kind: { type: 'string' } },
+  summary: 'Removes a connection and its stored secret; says whether there was one.',
+  flags: { company: COMPANY_FLAG, kind: { type: 'string', help: 'shopify or stripe' } },
   schema: z.object({ company: z.coerce.number().int().positive(), kind: z.enum(KINDS) }),
   async run(_ctx, flags) {
-    const company = await workspace(flags.company);
+    const company = await findWorkspace(flags.company);
     const removed = await disconnectIntegration(company.id, flags.kind);
     return { integration: { kind: flags.kind, connected: false }, removed };
   },

@@ -10,6 +10,7 @@ import { presentV1Company } from '../presenters/account';
  */
 export const seedDemo = defineCommand({
   usage: 'seed demo',
+  summary: 'Creates (or reuses) the demo workspace; prints its users and passwords, chatbot, a fresh API token, URLs.',
   flags: {},
   schema: z.object({}),
   async run(ctx, _flags) {

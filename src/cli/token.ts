@@ -7,8 +7,13 @@ import { notFound } from '../errors';
 import { defineCommand } from './command';
 
 export const tokenCreate = defineCommand({
-  usage: 'token create --user ID_OR_EMAIL [--name N] [--ability api]',
-  flags: { user: { type: 'string' }, name: { type: 'string' }, ability: { type: 'string' } },
+  usage: 'token create --user ID_OR_EMAIL [--name N] [--ability api|portal|agent]',
+  summary: 'Issues a bearer token for a user, valid 30 days; printed this once (only its hash is stored).',
+  flags: {
+    user: { type: 'string', help: "the user's id or email address" },
+    name: { type: 'string', help: 'a label for the token' },
+    ability: { type: 'string', help: 'api (the default: REST API v1), portal or agent' },
+  },
   schema: z.object({
     user: z.string().trim().min(1),
     name: z.string().trim().min(1).max(120).optional(),
@@ -26,7 +31,8 @@ export const tokenCreate = defineCommand({
 
 export const tokenRevoke = defineCommand({
   usage: 'token revoke --token-id ID',
-  flags: { 'token-id': { type: 'string' } },
+  summary: 'Revokes a token at once (the part of the token before the |).',
+  flags: { 'token-id': { type: 'string', help: "the token's id" } },
   schema: z.object({ 'token-id': z.coerce.number().int().positive() }),
   async run(_ctx, flags) {
     if (!(await revokeToken(flags['token-id']))) throw notFound('Token');

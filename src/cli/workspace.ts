@@ -3,20 +3,31 @@ import { PLAN_NAMES } from '../../config/plans';
 import { Company } from '../models';
 import { brandOf, updateBrand } from '../domain/accounts/brand';
 import { createWorkspace, setWorkspaceSuspended } from '../domain/accounts/createWorkspace';
-import { notFound } from '../errors';
-import { defineCommand } from './command';
+import { COMPANY_FLAG, defineCommand } from './command';
+import { findWorkspace } from './lookups';
+import { newPassword } from './passwordInput';
 import { presentV1Company, presentV1User } from '../presenters/account';
 
 export const workspaceCreate = defineCommand({
-  usage: 'workspace create --name N [--plan free|starter|pro|enterprise] [--portal] [--owner-email E --owner-password P --owner-name NAME]',
-  flags: { name: { type: 'string' }, plan: { type: 'string' }, portal: { type: 'boolean' }, 'owner-email': { type: 'string' }, 'owner-password': { type: 'string' }, 'owner-name': { type: 'string' } },
+  usage:
+    'workspace create --name N [--plan free|starter|pro|enterprise] [--portal] [--owner-email E (--owner-password P | --password-stdin) [--owner-name NAME]]',
+  summary: 'Creates a workspace, and its first owner when --owner-email is given.',
+  flags: {
+    name: { type: 'string', help: "the workspace's name (its slug is made from it)" },
+    plan: { type: 'string', help: 'free (the default), starter, pro or enterprise' },
+    portal: { type: 'boolean', help: 'switches the white-label portal on' },
+    'owner-email': { type: 'string', help: "the first owner's sign-in address" },
+    'owner-password': { type: 'string', help: "the first owner's password, at least 8 characters (prefer --password-stdin)" },
+    'owner-name': { type: 'string', help: "the first owner's name (default: the part of the address before @)" },
+  },
+  password: { flag: 'owner-password', wanted: (flags) => flags['owner-email'] !== undefined },
   schema: z
     .object({
       name: z.string().trim().min(1).max(120),
       plan: z.enum(PLAN_NAMES).default('free'),
       portal: z.boolean().default(false),
       'owner-email': z.email().max(255).optional(),
-      'owner-password': z.string().min(8).optional(),
+      'owner-password': newPassword().optional(),
       'owner-name': z.string().trim().min(1).max(120).optional(),
     })
     .refine((f) => !f['owner-email'] === !f['owner-password'], { message: '--owner-email and --owner-password go together', path: ['owner-password'] }),
@@ -33,15 +44,28 @@ export const workspaceCreate = defineCommand({
   },
 });
 
-const companyFlag = { flags: { company: { type: 'string' as const } }, schema: z.object({ company: z.coerce.number().int().positive() }) };
+const companyFlag = { flags: { company: COMPANY_FLAG }, schema: z.object({ company: z.coerce.number().int().positive() }) };
+
+export const workspaceList = defineCommand({
+  usage: 'workspace list',
+  summary: 'Lists every workspace, oldest first.',
+  flags: {},
+  schema: z.object({}),
+  async run() {
+    const companies = await Company.findAll({ order: [['id', 'ASC']] });
+    return { workspaces: companies.map(presentV1Company) };
+  },
+});
 
 const suspension = (suspended: boolean) =>
   defineCommand({
     usage: `workspace ${suspended ? 'suspend' : 'unsuspend'} --company ID`,
+    summary: suspended
+      ? "Suspends a workspace: its users' tokens and widgets are refused until it is unsuspended."
+      : "Lifts a workspace's suspension.",
     ...companyFlag,
     async run(_ctx, flags) {
-      const company = await Company.findByPk(flags.company);
-      if (!company) throw notFound('Workspace');
+      const company = await findWorkspace(flags.company);
       await setWorkspaceSuspended(company, suspended);
       return { company: presentV1Company(company), suspended };
     },
@@ -51,8 +75,14 @@ export const workspaceSuspend = suspension(true);
 export const workspaceUnsuspend = suspension(false);
 
 export const workspaceBrand = defineCommand({
-  usage: 'workspace brand --company ID [--name N] [--powered-by T] [--logo-url URL]  (an empty value restores the default)',
-  flags: { company: { type: 'string' }, name: { type: 'string' }, 'powered-by': { type: 'string' }, 'logo-url': { type: 'string' } },
+  usage: 'workspace brand --company ID [--name N] [--powered-by T] [--logo-url URL]',
+  summary: "Sets the white-label brand portals show; a flag given an empty value restores Parley's default.",
+  flags: {
+    company: COMPANY_FLAG,
+    name: { type: 'string', help: 'the brand name' },
+    'powered-by': { type: 'string', help: 'the "powered by" line' },
+    'logo-url': { type: 'string', help: 'an http(s) URL of the logo' },
+  },
   schema: z.object({
     company: z.coerce.number().int().positive(),
     name: z.string().max(120).optional(),
@@ -60,8 +90,7 @@ export const workspaceBrand = defineCommand({
     'logo-url': z.union([z.literal(''), z.url({ protocol: /^https?$/ }).max(2048)]).optional(),
   }),
   async run(ctx, flags) {
-    const company = await Company.findByPk(flags.company);
-    if (!company) throw notFound('Workspace');
+    const company = await findWorkspace(flags.company);
     await updateBrand(company, { name: flags.name, powered_by: flags['powered-by'], logo_url: flags['logo-url'] });
     return { company: presentV1Company(company), brand: brandOf(company, ctx.config.appUrl) };
   },

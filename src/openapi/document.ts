@@ -1,10 +1,9 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { answersOf, limitText } from './answers';
 import { ENDPOINTS } from './endpoints';
 import { requestJsonSchema, responseComponents, responseJsonSchema, type JsonSchema } from './jsonSchema';
 import { PATH_PARAMS } from './params';
 import { pathParams, type Answer, type Auth, type Endpoint, type Surface } from './registry';
+import { packageVersion } from '../version';
 
 const SURFACES: Record<Surface, { name: string; description: string }> = {
   v1: { name: 'REST API v1', description: 'The integration API (`api` tokens, created by the operator).' },
@@ -127,13 +126,4 @@ function responseOf(answer: Answer, status: number, endpoint: Endpoint) {
 /** Server-sent events: the JSON of each event's `data:` line, by event name (OpenAPI 3.1 has no keyword for it). */
 function eventSchemas(events: NonNullable<Answer['events']>) {
   return Object.fromEntries(Object.entries(events).map(([name, schema]) => [name, responseJsonSchema(schema)]));
-}
-
-function packageVersion(): string {
-  try {
-    // dist/src/openapi -> the project root
-    return (JSON.parse(readFileSync(join(__dirname, '..', '..', '..', 'package.json'), 'utf8')) as { version: string }).version;
-  } catch {
-    return '0.0.0';
-  }
 }

@@ -10,7 +10,7 @@ import { TEST_ENV } from '../support/env';
 import { server } from '../support/hooks';
 import { get } from '../support/http';
 import * as factories from '../support/factories';
-import { childEnv, cli, cliFails, cliOk, jsonLine, objectWithKeys } from '../support/processes';
+import { childEnv, cli, cliFails, cliOk, errorsOf, jsonLine, objectWithKeys } from '../support/processes';
 
 const unique = () => randomBytes(4).toString('hex');
 const email = (label = 'cli') => `${label}-${unique()}@example.test`;
@@ -23,15 +23,6 @@ function idOf(value: unknown): number {
   const id = (value as { id?: unknown }).id;
   assert.ok(Number.isInteger(id) && (id as number) > 0, `bad id: ${JSON.stringify(value)}`);
   return id as number;
-}
-
-function errorsOf(body: Record<string, unknown>): Record<string, string[]> {
-  const errors = body.errors;
-  assert.ok(errors !== null && typeof errors === 'object' && !Array.isArray(errors), `no errors object: ${JSON.stringify(body)}`);
-  for (const [field, messages] of Object.entries(errors)) {
-    assert.ok(Array.isArray(messages) && messages.length > 0 && messages.every((m) => typeof m === 'string'), `errors.${field}`);
-  }
-  return errors as Record<string, string[]>;
 }
 
 describe('parley CLI (real process)', function () {

@@ -6,11 +6,18 @@ import { createWorkspace } from '../../src/domain/accounts/createWorkspace';
 import { createUser } from '../../src/domain/accounts/createUser';
 import { issueToken } from '../../src/domain/accounts/tokens';
 import { createChatbot } from '../../src/domain/chatbots/createChatbot';
+import { hashPassword } from '../../src/security/passwords';
 import { saveProviderKey } from '../../src/domain/providerKeys/providerKeys';
 import type { ProviderSlug } from '../../config/providers';
 import { server } from './hooks';
 
 const unique = () => randomBytes(4).toString('hex');
+
+/** Every fixture user's password. */
+const FIXTURE_PASSWORD = 'password-123';
+// One scrypt hash per run instead of one per user: at the current parameters each costs a fifth of a second.
+let fixtureHash: Promise<string> | undefined;
+const fixturePassword = async () => ({ hash: await (fixtureHash ??= hashPassword(FIXTURE_PASSWORD)) });
 
 /** A fresh workspace with its owner; every test makes its own so tests never share tenants. */
 export async function workspace(options: { plan?: PlanName; portal?: boolean; name?: string } = {}): Promise<{ company: Company; owner: User }> {
@@ -18,13 +25,13 @@ export async function workspace(options: { plan?: PlanName; portal?: boolean; na
     name: options.name ?? `Workspace ${unique()}`,
     plan: options.plan ?? 'pro',
     portalEnabled: options.portal ?? false,
-    owner: { email: `owner-${unique()}@example.test`, password: 'password-123', name: 'Owner' },
+    owner: { email: `owner-${unique()}@example.test`, password: await fixturePassword(), name: 'Owner' },
   });
   return { company, owner: owner! };
 }
 
-export function user(company: Company, role: RoleName = 'agent', name = `User ${unique()}`): Promise<User> {
-  return createUser(company, { email: `${role}-${unique()}@example.test`, password: 'password-123', name, role });
+export async function user(company: Company, role: RoleName = 'agent', name = `User ${unique()}`): Promise<User> {
+  return createUser(company, { email: `${role}-${unique()}@example.test`, password: await fixturePassword(), name, role });
 }
 
 export async function token(owner: User, ability: TokenAbility = 'api'): Promise<string> {

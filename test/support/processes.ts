@@ -22,14 +22,19 @@ export function childEnv(set: Record<string, string> = {}, unset: string[] = [])
   return env;
 }
 
-/** Runs `node <script> ...args` to completion and collects its output (never rejects on a non-zero exit). */
+/**
+ * Runs `node <script> ...args` to completion and collects its output (never rejects on a non-zero exit).
+ * Its stdin is `input` when given, else empty.
+ */
 export function runNode(
   script: string,
   args: string[],
-  options: { env: NodeJS.ProcessEnv; cwd?: string; timeoutMs?: number },
+  options: { env: NodeJS.ProcessEnv; cwd?: string; timeoutMs?: number; input?: string },
 ): Promise<Finished> {
   return new Promise((resolveRun, reject) => {
-    const child = spawn(process.execPath, [script, ...args], { env: options.env, cwd: options.cwd ?? ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [script, ...args], { env: options.env, cwd: options.cwd ?? ROOT, stdio: 'pipe' });
+    // A child that exits before reading (a refused flag) must not fail the test with EPIPE.
+    child.stdin.on('error', () => undefined).end(options.input ?? '');
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
@@ -49,9 +54,9 @@ export function runNode(
   });
 }
 
-/** `parley ...args` against the test run's database (TEST_ENV), unless `env` says otherwise. */
-export function cli(args: string[], env: NodeJS.ProcessEnv = childEnv(TEST_ENV)): Promise<Finished> {
-  return runNode(CLI, args, { env });
+/** `parley ...args` against the test run's database (TEST_ENV), unless `env` says otherwise; `input` is its stdin. */
+export function cli(args: string[], env: NodeJS.ProcessEnv = childEnv(TEST_ENV), input?: string): Promise<Finished> {
+  return runNode(CLI, args, { env, input });
 }
 
 /** The one JSON object a CLI run printed; fails unless stdout is exactly one line holding a JSON object. */
@@ -65,20 +70,30 @@ export function jsonLine(run: Finished): Record<string, unknown> {
 }
 
 /** Runs the CLI, asserts exit 0 and one JSON line, and returns that object. */
-export async function cliOk(args: string[], env?: NodeJS.ProcessEnv): Promise<Record<string, unknown>> {
-  const run = await cli(args, env);
+export async function cliOk(args: string[], env?: NodeJS.ProcessEnv, input?: string): Promise<Record<string, unknown>> {
+  const run = await cli(args, env, input);
   assert.equal(run.code, 0, `parley ${args.join(' ')} exited ${run.code}: ${run.stdout} ${run.stderr}`);
   return jsonLine(run);
 }
 
 /** Runs the CLI, asserts exit 1 and one JSON line with a string `message`, and returns that object. */
-export async function cliFails(args: string[], env?: NodeJS.ProcessEnv): Promise<Record<string, unknown>> {
-  const run = await cli(args, env);
+export async function cliFails(args: string[], env?: NodeJS.ProcessEnv, input?: string): Promise<Record<string, unknown>> {
+  const run = await cli(args, env, input);
   assert.equal(run.code, 1, `parley ${args.join(' ')} should exit 1, exited ${run.code}: ${run.stdout} ${run.stderr}`);
   const body = jsonLine(run);
   assert.equal(typeof body.message, 'string');
   assert.ok((body.message as string).length > 0);
   return body;
+}
+
+/** The `errors` of a failed command's body (field -> messages), checked to be well formed. */
+export function errorsOf(body: Record<string, unknown>): Record<string, string[]> {
+  const errors = body.errors;
+  assert.ok(errors !== null && typeof errors === 'object' && !Array.isArray(errors), `no errors object: ${JSON.stringify(body)}`);
+  for (const [field, messages] of Object.entries(errors)) {
+    assert.ok(Array.isArray(messages) && messages.length > 0 && messages.every((m) => typeof m === 'string'), `errors.${field}`);
+  }
+  return errors as Record<string, string[]>;
 }
 
 /** Narrows a printed JSON value to an object and checks it has exactly these keys. */

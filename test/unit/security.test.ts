@@ -1,6 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { hashSecret, parseToken, randomSecret, secretMatches } from '../../src/security/tokens';
-import { hashPassword, verifyPassword } from '../../src/security/passwords';
+import { randomBytes, scryptSync } from 'node:crypto';
+import { hashPassword, needsRehash, verifyPassword } from '../../src/security/passwords';
 import { SecretBox } from '../../src/security/encryption';
 
 describe('token secrets', () => {
@@ -37,6 +38,58 @@ describe('passwords', () => {
     assert.ok(await verifyPassword('correct horse', a));
     assert.ok(!(await verifyPassword('wrong horse', a)));
     assert.ok(!(await verifyPassword('x', 'md5$whatever')));
+  });
+
+  /** A stored hash with the given parameters, as another version (or a tampered row) would hold it. */
+  function storedWith(password: string, N: number, r: number, p: number): string {
+    const salt = randomBytes(16);
+    const key = scryptSync(password, salt, 32, { N, r, p, maxmem: 256 * 1024 * 1024 });
+    return `scrypt$${N}$${r}$${p}$${salt.toString('base64')}$${key.toString('base64')}`;
+  }
+
+  it("hashes at N=2^14, r=8, p=5 (one of OWASP's recommended scrypt settings), with a 16-byte salt and a 32-byte key", async () => {
+    const [scheme, N, r, p, salt, key] = (await hashPassword('correct horse')).split('$');
+    assert.deepEqual([scheme, N, r, p], ['scrypt', '16384', '8', '5']);
+    assert.equal(Buffer.from(salt!, 'base64').length, 16);
+    assert.equal(Buffer.from(key!, 'base64').length, 32);
+  });
+
+  it('verifies hashes of other parameters, up to 128 MiB (above node\'s default scrypt memory limit)', async () => {
+    const legacy = storedWith('correct horse', 16384, 8, 1);
+    assert.ok(await verifyPassword('correct horse', legacy));
+    const strongest = storedWith('correct horse', 2 ** 17, 8, 1);
+    assert.ok(await verifyPassword('correct horse', strongest));
+    assert.ok(!(await verifyPassword('wrong horse', strongest)));
+  });
+
+  it('wants a rehash of weaker hashes only', async () => {
+    assert.equal(needsRehash(storedWith('pw', 16384, 8, 1)), true, 'the previous default');
+    assert.equal(needsRehash(storedWith('pw', 8192, 8, 5)), true, 'less memory');
+    assert.equal(needsRehash(await hashPassword('pw')), false, 'current');
+    assert.equal(needsRehash(storedWith('pw', 2 ** 15, 8, 3)), false, 'stronger');
+  });
+
+  it('refuses, at once and without hashing, stored parameters that are malformed or would cost too much', async () => {
+    const salt = randomBytes(16).toString('base64');
+    const key = randomBytes(32).toString('base64');
+    const refused = [
+      `scrypt$16384$8$1000$${salt}$${key}`, // about a minute of work: the old code ran it
+      `scrypt$1073741824$8$1$${salt}$${key}`, // 1 TiB of memory
+      `scrypt$262144$8$1$${salt}$${key}`, // 256 MiB, above the bound
+      `scrypt$16384$1024$1$${salt}$${key}`, // r blows the memory up too
+      `scrypt$12000$8$1$${salt}$${key}`, // N not a power of two
+      `scrypt$16384$8$0$${salt}$${key}`,
+      `scrypt$16384$0$1$${salt}$${key}`,
+      `scrypt$16384$8$1$${salt}$${randomBytes(4096).toString('base64')}`, // a 4 KiB key to derive
+      `scrypt$16384$8$1$$${key}`,
+      `scrypt$16384$8$1$${salt}$${key}$extra`,
+    ];
+    for (const stored of refused) {
+      const started = Date.now();
+      assert.equal(await verifyPassword('pw', stored), false, stored);
+      assert.ok(Date.now() - started < 1000, `${stored} took ${Date.now() - started} ms`);
+      assert.equal(needsRehash(stored), false, stored);
+    }
   });
 });
 

@@ -8,7 +8,8 @@ import { findUserByEmail } from './findUserByEmail';
 
 export interface NewUser {
   email: string;
-  password: string;
+  /** The plain password, hashed here; or an already stored hash (test fixtures give many users one password, hashed once). */
+  password: string | { hash: string };
   name: string;
   role: RoleName;
 }
@@ -28,10 +29,8 @@ export async function createUser(company: Company, input: NewUser, transaction?:
       throw validationFailed({ role: [`The ${plan.label} plan includes ${seats} agent seat${seats === 1 ? '' : 's'}, all in use.`] });
     }
   }
-  return User.create(
-    { companyId: company.id, email, name: input.name.trim(), role: input.role, passwordHash: await hashPassword(input.password) },
-    { transaction },
-  );
+  const passwordHash = typeof input.password === 'string' ? await hashPassword(input.password) : input.password.hash;
+  return User.create({ companyId: company.id, email, name: input.name.trim(), role: input.role, passwordHash }, { transaction });
 }
 
 export async function setUserSuspended(user: User, suspended: boolean): Promise<User> {

@@ -3,6 +3,7 @@ import { Company, type User } from '../../models';
 import { hashPassword, verifyPassword } from '../../security/passwords';
 import { AppError } from '../../errors';
 import { findUserByEmail } from './findUserByEmail';
+import { upgradePasswordHash } from './upgradePasswordHash';
 
 /** One wording for every refusal a caller could learn something from (SPEC.md "Login failures are deliberately vague"). */
 export const WRONG_CREDENTIALS = 'These credentials do not match our records.';
@@ -21,6 +22,8 @@ let decoyHash: Promise<string> | undefined;
 /**
  * Password sign-in shared by the portal and the agent app. Order: lockout (429), credentials (401,
  * counted towards the shared lockout), then the surface's admission (403, not counted: the password was right).
+ * A proven password also upgrades a hash stored with weaker parameters, even when the surface then
+ * refuses the user: that is the one moment the plain password is known.
  */
 export async function signIn(lockout: LoginLockout, email: string, password: string, admit: Admission): Promise<SignedInUser> {
   await lockout.assertNotLocked(email);
@@ -32,6 +35,7 @@ export async function signIn(lockout: LoginLockout, email: string, password: str
     throw new AppError(401, 'invalid_credentials', WRONG_CREDENTIALS);
   }
   await lockout.clear(email);
+  await upgradePasswordHash(user, password);
   const company = await Company.findByPk(user.companyId, { rejectOnEmpty: true });
   const signedIn = Object.assign(user, { company }) as SignedInUser;
   const refusal = admit(signedIn);
