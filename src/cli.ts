@@ -16,7 +16,7 @@ import { seedDemo } from './cli/seed';
 import { integrationConnect, integrationDisconnect } from './cli/integration';
 
 /**
- * `parley`: the operator command line (DECISIONS.md). Each command prints one JSON object on stdout;
+ * `parley`: the operator command line (README "Operator command line"). Each command prints one JSON object on stdout;
  * logs go to stderr. Exit 0 on success, 1 with `{"message": ...}` on failure.
  */
 const COMMANDS: Record<string, Command> = {
