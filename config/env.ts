@@ -22,7 +22,7 @@ const providerVars = Object.fromEntries(
   ]),
 ) as Record<string, z.ZodOptional<z.ZodString>>;
 
-/** Every environment variable Parley reads, by its own name (DECISIONS.md, plus the operational few in README). */
+/** Every environment variable Parley reads, by its own name (README "Configuration", docs/operations.md). */
 const envSchema = z.object({
   PORT: z.coerce.number({ error: 'must be a port number' }).int().min(0).max(65535).default(3000),
   APP_URL: httpUrl.optional(),
@@ -71,7 +71,7 @@ export interface Config {
   logLevel: string;
   trustProxy: string;
   vapid?: { publicKey: string; privateKey: string; subject: string };
-  /** The URL crawler's limits (DECISIONS.md Security defaults); `allowPrivate` is for tests only. */
+  /** The URL crawler's limits (docs/api.md "Knowledge"); `allowPrivate` is for tests only. */
   crawl: { allowPrivate: boolean; maxPages: number; maxBytesPerPage: number };
   /** Longest wait for a provider's first byte, and between two streamed chunks. */
   providerTimeoutMs: number;

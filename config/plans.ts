@@ -1,4 +1,4 @@
-/** Plans as data (DECISIONS.md). `monthlyMessageLimit: null` means unlimited. */
+/** Plans as data (docs/api.md "Authentication"). `monthlyMessageLimit: null` means unlimited. */
 export const PLANS = {
   free: { label: 'Free', monthlyMessageLimit: 100, chatbotLimit: 1, agentSeats: 1 },
   starter: { label: 'Starter', monthlyMessageLimit: 2000, chatbotLimit: 3, agentSeats: 3 },

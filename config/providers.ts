@@ -1,4 +1,4 @@
-/** The eight provider slugs of SPEC.md and the wire protocol each one speaks. */
+/** The eight provider slugs, in the order `GET /api/portal/keys` lists them, and the wire protocol each one speaks. */
 export const PROVIDERS = {
   claude: { label: 'Anthropic Claude', protocol: 'anthropic', defaultBaseUrl: 'https://api.anthropic.com' },
   openai: { label: 'OpenAI', protocol: 'openai', defaultBaseUrl: 'https://api.openai.com/v1' },

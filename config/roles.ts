@@ -1,4 +1,4 @@
-/** Roles and the abilities each one holds (DECISIONS.md). */
+/** Roles and the abilities each one holds (docs/api.md "Authentication"). */
 export const ABILITIES = ['manage-workspace', 'manage-chatbots', 'manage-content', 'handle-conversations'] as const;
 export type RoleAbility = (typeof ABILITIES)[number];
 

@@ -11,9 +11,9 @@ import { helpOrVersion, USAGE } from './cli/help';
 import { withPassword } from './cli/passwordInput';
 
 /**
- * `parley`: the operator command line (DECISIONS.md). Each command prints one JSON object on stdout;
- * logs go to stderr. Exit 0 on success, 1 with `{"message": ...}` on failure. `--help` and `--version`
- * print text instead, and exit 0.
+ * `parley`: the operator command line (README "Operator command line"). Each command prints one JSON
+ * object on stdout; logs go to stderr. Exit 0 on success, 1 with `{"message": ...}` on failure.
+ * `--help` and `--version` print text instead, and exit 0.
  */
 async function main(argv: string[]): Promise<Record<string, unknown>> {
   const invocation = findCommand(argv);

@@ -22,7 +22,7 @@ declare global {
 const TOUCH_INTERVAL_MS = 60_000;
 
 /**
- * Bearer authentication for one surface (SPEC.md common error rules): 401 for a missing, malformed,
+ * Bearer authentication for one surface (docs/api.md "Authentication"): 401 for a missing, malformed,
  * unknown, expired or revoked token; 403 for a token of another surface or a suspended account/workspace.
  */
 export function authenticate(ability: TokenAbility): RequestHandler {
@@ -41,7 +41,7 @@ export function authenticate(ability: TokenAbility): RequestHandler {
   };
 }
 
-/** 403 unless the signed-in user's role holds the ability (DECISIONS.md roles table). */
+/** 403 unless the signed-in user's role holds the ability (config/roles.ts). */
 export function requireAbility(ability: RoleAbility): RequestHandler {
   return (req, _res, next) => {
     if (!roleCan(authOf(req).user.role, ability)) throw forbidden();

@@ -18,7 +18,7 @@ export function parse<S extends z.ZodType>(schema: S, input: unknown): z.output<
   throw validationFailed(errors);
 }
 
-/** A zod refinement that rejects whitespace-only text (SPEC.md's "not only whitespace" rule). */
+/** A zod refinement that rejects whitespace-only text (the "not only whitespace" rule). */
 export const notBlank = (value: string) => value.trim().length > 0;
 
 const TYPE_NAMES: Record<string, string> = {

@@ -10,7 +10,7 @@ const UNAVAILABLE = {
   stripe: 'Stripe could not be reached; billing details are not shown.',
 } as const;
 
-/** SPEC.md customer-context: `shopify` and `stripe` (DECISIONS.md), plus `error` only when a connected service failed. */
+/** The customer context: `shopify` and `stripe`, plus `error` only when a connected service failed. */
 export function presentCustomerContext(context: CustomerContext) {
   const { shopify, stripe } = context;
   return {
@@ -28,7 +28,7 @@ export function presentCustomerContext(context: CustomerContext) {
   };
 }
 
-/** SPEC.md "Store order": money as a label, the order's date as a display date, a link to the order in the store's admin. */
+/** A store order: money as a label, the order's date as a display date, a link to the order in the store's admin. */
 export const presentStoreOrder = (order: ShopifyOrder, storeDomain: string) => ({
   name: order.name,
   total: money(Number(order.total_price), order.currency) ?? `${order.total_price} ${order.currency}`,
@@ -68,7 +68,7 @@ export function presentSubscription(subscription: StripeSubscription) {
   };
 }
 
-/** Exactly SPEC.md's revenue response; no value yet (or cleared) reads as zero, since the fields are not nullable. */
+/** Exactly the revenue route's answer; no value yet (or cleared) reads as zero, since the fields are not nullable. */
 export function presentRevenue(revenue: Revenue) {
   const cents = revenue.cents ?? 0;
   return {

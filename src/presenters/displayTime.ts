@@ -1,4 +1,4 @@
-// Agent responses show times as display strings, not ISO 8601 (SPEC.md). They are rendered in UTC:
+// Agent responses show times as display strings, not ISO 8601 (docs/api.md "Agent app"). They are rendered in UTC:
 // the server knows no agent's zone, and one fixed zone keeps every agent's screen consistent.
 
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'] as const;
@@ -15,7 +15,7 @@ export function displayTime(date: Date): string {
   return `${displayDate(date)} ${pad(date.getUTCHours())}:${pad(date.getUTCMinutes())}`;
 }
 
-/** The inbox's `last_at` (DECISIONS.md): `just now`, `5m ago`, `3h ago`, `2d ago`. */
+/** The inbox's `last_at`: `just now`, `5m ago`, `3h ago`, `2d ago`. */
 export function relativeTime(date: Date, now = new Date()): string {
   const seconds = Math.max(0, Math.floor((now.getTime() - date.getTime()) / 1000));
   if (seconds < 60) return 'just now';

@@ -18,7 +18,7 @@ export interface InboxClock {
 const waitingSeconds = (row: InboxRow, now: Date) =>
   row.handoff_state === 'handoff_pending' && row.handoff_requested_at ? Math.max(0, Math.floor((now.getTime() - new Date(row.handoff_requested_at).getTime()) / 1000)) : null;
 
-/** SPEC.md "Agent inbox item". */
+/** An agent inbox item (docs/api.md "Inbox"). */
 export function presentInboxItem(row: InboxRow, userId: number, clock: InboxClock) {
   return {
     id: row.id,
@@ -42,7 +42,7 @@ export function presentInboxItem(row: InboxRow, userId: number, clock: InboxCloc
   };
 }
 
-/** SPEC.md "Agent active conversation": the inbox item's facts plus the thread and what is known of the visitor. */
+/** The agent's active conversation: the inbox item's facts plus the thread and what is known of the visitor. */
 export function presentActiveConversation(active: ActiveConversation, userId: number, clock: InboxClock) {
   const { conversation: c, row, chatbot, visitor } = active;
   const item = presentInboxItem(row, userId, clock);

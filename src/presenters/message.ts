@@ -18,7 +18,7 @@ export const presentMessageEvent = (message: Message, conversationId: string) =>
   author_user_id: message.authorUserId ?? null,
 });
 
-/** A transcript line in the agent app: times are display strings there (SPEC.md). */
+/** A transcript line in the agent app: times are display strings there. */
 export const presentAgentMessage = (message: { id: number; role: Message['role']; content: string; at: Date }) => ({
   id: Number(message.id),
   role: message.role,

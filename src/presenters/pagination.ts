@@ -1,4 +1,4 @@
-/** Laravel's length-aware paginator envelope (SPEC.md v1 conversation list). */
+/** Laravel's length-aware paginator envelope (the v1 conversation list). */
 export function presentPage<T>(
   data: T[],
   page: { current: number; perPage: number; total: number; path: string; keepPerPage: boolean },

@@ -1,7 +1,7 @@
 import { PROVIDERS } from '../../config/providers';
 import type { ProviderKeyStatus } from '../domain/providerKeys/providerKeys';
 
-/** SPEC.md "Provider key status": the key itself is never part of any answer. */
+/** A provider key's status: the key itself is never part of any answer. */
 export const presentProviderKeyStatus = ({ provider, lastFour }: ProviderKeyStatus) => ({
   provider,
   label: PROVIDERS[provider].label,

@@ -1,2 +1,2 @@
-/** ISO 8601 in UTC with an explicit `+00:00` offset and whole seconds, the form SPEC.md shows ("with offset"). */
+/** ISO 8601 in UTC with an explicit `+00:00` offset and whole seconds, the form the API calls "with offset". */
 export const isoWithOffset = (date: Date): string => `${date.toISOString().slice(0, 19)}+00:00`;

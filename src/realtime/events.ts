@@ -1,4 +1,4 @@
-// The realtime wire vocabulary (DECISIONS.md "Realtime"): event names, their data, the envelope and the socket protocol.
+// The realtime wire vocabulary (docs/api.md "Realtime"): event names, their data, the envelope and the socket protocol.
 import type { Server, Socket } from 'socket.io';
 
 export const REALTIME_EVENTS = [

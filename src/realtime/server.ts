@@ -19,7 +19,7 @@ export const REALTIME_PATH = '/socket.io';
 // Clients send only subscribe/unsubscribe; anything bigger is not ours.
 const MAX_CLIENT_PACKET_BYTES = 16 * 1024;
 
-/** Socket.IO on this node's HTTP server (DECISIONS.md "Realtime"), fanned out through Redis in cluster mode. */
+/** Socket.IO on this node's HTTP server (docs/api.md "Realtime"), fanned out through Redis in cluster mode. */
 export async function createRealtime(httpServer: HttpServer, ctx: AppContext): Promise<Realtime> {
   const { config, logger } = ctx;
   const fanOut = config.redisUrl ? await redisFanOut(config.redisUrl, config.redisPrefix, logger) : localFanOut();

@@ -16,7 +16,7 @@ function assertRejected(reply: { status: number; body: { message?: unknown } }, 
   assert.equal(typeof reply.body.message, 'string');
 }
 
-describe('bearer authentication (SPEC.md common error rules)', () => {
+describe('bearer authentication: 401 for no valid token, 403 for a wrong surface or a suspended account', () => {
   it('401 without a token, with another scheme, or with a malformed one', async () => {
     const { token } = await make.v1Tenant();
     assertRejected(await me(), 401);

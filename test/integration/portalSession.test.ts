@@ -79,7 +79,7 @@ describe('portal: login, logout, me', () => {
   it('locks the address after 5 failures, counted with the agent and web sign-ins (429 with Retry-After, even for the right password)', async () => {
     const { owner } = await make.workspace({ portal: true });
     for (let i = 0; i < 4; i++) assert.equal((await portalLogin(owner.email, 'wrong-password')).status, 401);
-    // The fifth failure comes from another surface: the counter is shared (DECISIONS.md).
+    // The fifth failure comes from another surface: the counter is shared by every login surface.
     await make.lockoutFailure(owner.email);
     const locked = await portalLogin(owner.email, PASSWORD);
     assert.equal(locked.status, 429);

@@ -54,7 +54,7 @@ describe('product recommendations from the Shopify catalogue', function () {
     assert.deepEqual(await recommend(company, 'running shoes'), []);
   });
 
-  it('returns matching products as SPEC records, best first, from the storefront domain and shop currency', async () => {
+  it('returns matching products as recommendation records, best first, from the storefront domain and shop currency', async () => {
     const { company, accessToken } = await shop({ domain: 'shop.acme.example', currency: 'EUR', products: CATALOGUE });
     const products = await recommend(company, 'Do you have running shoes?');
     assert.deepEqual(products, [

@@ -5,7 +5,7 @@ import { request } from '../support/http';
 import { serveMiniApp } from '../support/miniApp';
 import * as make from '../support/factories';
 
-describe('role abilities (DECISIONS.md)', () => {
+describe('role abilities: each role opens only the routes its abilities allow', () => {
   it('grants owners and admins everything, agents only conversations, viewers nothing', () => {
     const table = Object.fromEntries(ROLE_NAMES.map((role) => [role, ABILITIES.filter((ability) => roleCan(role, ability))]));
     assert.deepEqual(table, {

@@ -30,7 +30,7 @@ export function forgetSession(): void {
   localStorage.removeItem(EXPIRES_KEY);
 }
 
-/** SPEC.md: clients rotate the token once it is past half its 30-day life. */
+/** Clients rotate the token once it is past half its 30-day life (docs/api.md "Agent app", "Session"). */
 export function tokenPastHalfLife(now = Date.now()): boolean {
   const expires = Date.parse(localStorage.getItem(EXPIRES_KEY) ?? '');
   return Number.isFinite(expires) && expires - now < 15 * 86_400_000;

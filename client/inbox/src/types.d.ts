@@ -1,4 +1,4 @@
-// The agent API's shapes as this app reads them (SPEC.md "Agent app API", DECISIONS.md).
+// The agent API's shapes as this app reads them (docs/api.md "Agent app", `/openapi.json`).
 
 export type Filter = 'all' | 'waiting' | 'mine' | 'team' | 'ai' | 'human' | 'resolved';
 
@@ -124,7 +124,7 @@ export interface LiveVisitors {
   total: number;
 }
 
-/** What every realtime event carries (DECISIONS.md "Realtime"). */
+/** What every realtime event carries (docs/api.md "Realtime"). */
 export interface Envelope {
   channel: string;
   event: string;

@@ -3,7 +3,7 @@ import { announce, byId, fill, h, toast } from './dom.js';
 import type { Controller } from './state.js';
 import type { LiveVisitor, LiveVisitors } from './types.js';
 
-/** Polled while the tab is shown, at the interval the server asks for (SPEC.md: never hard-coded). */
+/** Polled while the tab is shown, at the interval the server asks for (`poll_seconds`, never hard-coded). */
 let pollSeconds = 15;
 let timer: number | undefined;
 let shown = false;

@@ -67,7 +67,7 @@ export const reopen = (actor: ConversationActor, userId: number) => move(actor, 
 /** The widget's "new chat": idempotent; only the visitor who opened the conversation may close it. */
 export async function reset(actor: ConversationActor, owner: { chatbotId: number; visitorKey: string }): Promise<{ closed: true; conversationId: string }> {
   const conversation = actor.conversation(owner);
-  // Not an agent's resolution, so no `resolved` event: the conversation simply ends (DECISIONS.md event types).
+  // Not an agent's resolution, so no `resolved` event: the conversation simply ends (docs/api.md "Conversations").
   await move(actor, moves.closeByVisitor(conversation, new Date()), null, 'visitor');
   await actor.env.cancelReminder(SLA_REMINDER);
   return { closed: true, conversationId: conversation.publicId };

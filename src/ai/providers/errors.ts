@@ -6,7 +6,7 @@ export type ProviderFailure = 'unreachable' | 'timeout' | 'auth' | 'rate_limited
 
 /**
  * A provider could not give an answer. Surfaces answer 502 (v1, agent AI assist) or an SSE `error`
- * with code `provider_unreachable` (widget); the wording is SPEC.md's 502 cause.
+ * with code `provider_unreachable` (widget), in the words docs/api.md "AI replies" gives.
  */
 export class ProviderError extends AppError {
   override name = 'ProviderError';

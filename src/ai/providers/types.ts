@@ -15,7 +15,7 @@ export interface ChatRequest {
   temperature?: number;
 }
 
-/** Where and as whom to call a provider: the resolved base URL (DECISIONS.md semantics) and key. */
+/** Where and as whom to call a provider: the resolved base URL (replacing the default as the SDK's `baseURL` does) and key. */
 export interface ProviderEndpoint {
   slug: ProviderSlug;
   baseUrl: string;

@@ -7,7 +7,7 @@ const WINDOW_SECONDS = 15 * 60;
 const LOCK_SECONDS = 15 * 60;
 
 /**
- * The login lockout shared by web sign-in, portal login and agent login (DECISIONS.md): 5 failures for
+ * The login lockout shared by web sign-in, portal login and agent login: 5 failures for
  * one email within 15 minutes lock that email for 15 minutes, whichever surface the attempts came from.
  */
 export class LoginLockout {

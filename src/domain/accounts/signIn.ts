@@ -5,7 +5,7 @@ import { AppError } from '../../errors';
 import { findUserByEmail } from './findUserByEmail';
 import { upgradePasswordHash } from './upgradePasswordHash';
 
-/** One wording for every refusal a caller could learn something from (SPEC.md "Login failures are deliberately vague"). */
+/** One wording for every refusal a caller could learn something from (login failures are deliberately vague). */
 export const WRONG_CREDENTIALS = 'These credentials do not match our records.';
 
 export type SignedInUser = User & { company: Company };

@@ -29,7 +29,7 @@ export function suggestSystem({ chatbot, passages, draft }: SuggestPromptInput):
     .join('\n\n');
 }
 
-/** What each enhance mode asks for; the keys are the modes SPEC.md allows. */
+/** What each enhance mode asks for; the keys are the modes the enhance route accepts. */
 const ENHANCE_INSTRUCTIONS = {
   fix: 'Correct spelling, grammar and punctuation only. Do not change the wording, tone or length otherwise.',
   professional: 'Rewrite it in a professional, courteous tone.',

@@ -1,7 +1,7 @@
 import { QueryTypes } from 'sequelize';
 import { TagSuggestion } from '../../models';
 
-/** SPEC.md's `tag_suggestions` element of the active conversation. */
+/** An element of the active conversation's `tag_suggestions`. */
 export interface TagSuggestionView {
   id: number;
   name: string;

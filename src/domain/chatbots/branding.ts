@@ -1,4 +1,4 @@
-/** The full branding object of SPEC.md. Values SPEC.md leaves open are decided here and in docs/api.md. */
+/** The full branding object; its allowed values and defaults are listed in docs/api.md "Branding values". */
 export const THEMES = ['minimal', 'ocean', 'emerald', 'midnight', 'sunset', 'crisp', 'violet', 'rose', 'slate', 'forest'] as const;
 export const LAYOUTS = ['standard', 'compact', 'expanded'] as const;
 export const LAUNCHERS = ['bubble', 'tab', 'icon'] as const;

@@ -45,7 +45,7 @@ export async function countsOf(chatbotIds: number[]): Promise<Map<number, Chatbo
 export const countsOfChatbot = async (chatbotId: number): Promise<ChatbotCounts> => (await countsOf([chatbotId])).get(chatbotId)!;
 
 /**
- * The chatbot behind a widget key, with its workspace. SPEC.md: a disabled chatbot answers exactly
+ * The chatbot behind a widget key, with its workspace. A disabled chatbot answers exactly
  * like an unknown key (404), and so does one whose workspace is suspended.
  */
 export async function findWidgetChatbot(publicKey: string): Promise<Chatbot & { company: Company }> {

@@ -1,7 +1,7 @@
 import type { Chatbot } from '../../models';
 import { DEFAULT_WELCOME_MESSAGE, type Branding, type StoredBranding } from './branding';
 
-/** The settings a portal may change; provider and model are not among them (SPEC.md). */
+/** The settings a portal may change; provider and model are not among them. */
 export interface ChatbotChanges {
   name: string;
   persona?: string;

@@ -10,7 +10,7 @@ export async function snippetChatbot(companyId: number): Promise<Chatbot> {
   return chatbot;
 }
 
-/** SPEC.md: a script tag loading `{base_url}/widget.js`, the public key in `data-key`, deferred. */
+/** The embed snippet: a script tag loading `{base_url}/widget.js`, the public key in `data-key`, deferred. */
 export function widgetSnippet(appUrl: string, publicKey: string): string {
   return `<script src="${appUrl}/widget.js" data-key="${publicKey}" defer></script>`;
 }

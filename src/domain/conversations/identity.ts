@@ -12,7 +12,7 @@ export interface VisitorIdentity {
 }
 
 /**
- * Verifies a widget identity token (DECISIONS.md): a JWT, HS256 only, signed with the chatbot's
+ * Verifies a widget identity token: a JWT, HS256 only, signed with the chatbot's
  * identity secret; `sub` required; `exp` required, in the future and at most 24 h ahead. Any failure
  * is a 422 on `identity`, and nothing of the token is used.
  */

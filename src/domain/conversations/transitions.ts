@@ -1,7 +1,7 @@
 import type { Conversation, ConversationStatus, HandoffState } from '../../models';
 
 /**
- * The status / handoff_state machine (SPEC.md transitions table, DECISIONS.md "Conversations") as
+ * The status / handoff_state machine (docs/api.md "Conversations") as
  * pure functions: each returns the columns that change, or undefined when the move does not apply.
  */
 type State = Pick<Conversation, 'status' | 'handoffState' | 'assignedUserId' | 'handoffRequestedAt'>;

@@ -1,5 +1,5 @@
 /**
- * Inbox groups and filters (DECISIONS.md "Conversations"), written once as SQL so the list, the
+ * Inbox groups and filters (docs/api.md "Inbox"), written once as SQL so the list, the
  * filter and the counts can never disagree. `$2` is the calling agent's user id.
  */
 export const INBOX_GROUPS = ['waiting', 'mine', 'team', 'ai', 'resolved'] as const;

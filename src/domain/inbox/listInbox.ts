@@ -2,7 +2,7 @@ import { QueryTypes } from 'sequelize';
 import { Conversation } from '../../models';
 import { filterSql, GROUP_SQL, type InboxFilter, type InboxGroup } from './groups';
 
-/** At most this many rows per inbox response (SPEC.md `list_limit`). */
+/** At most this many rows per inbox response (`list_limit`). */
 export const LIST_LIMIT = 60;
 
 export interface InboxRow {

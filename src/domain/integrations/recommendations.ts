@@ -4,7 +4,7 @@ import { INTEGRATION_TIMEOUT_MS, IntegrationUnavailable } from './http';
 import { rankProducts, type Matchable } from './productMatch';
 import { listShopifyCatalogue, type ShopifyProduct, type ShopifyShop, type ShopifyVariant } from './shopify';
 
-/** SPEC.md "Product recommendation": the record the widget stream's `recommendations` event carries. */
+/** A product recommendation: the record the widget stream's `recommendations` event carries. */
 export interface ProductRecommendation {
   id: number;
   name: string;

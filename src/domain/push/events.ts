@@ -3,8 +3,8 @@ import type { NotificationEvent } from '../notifications/preferences';
 import type { PushFanoutJob } from './jobs';
 
 /**
- * Something agents may want to hear about while their app is in the background (SPEC.md "Agent
- * notification event keys"). The actors raise these after the change they describe is committed.
+ * Something agents may want to hear about while their app is in the background (docs/push.md
+ * "Events and recipients"). The actors raise these after the change they describe is committed.
  */
 export interface PushEvent {
   event: NotificationEvent;

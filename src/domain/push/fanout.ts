@@ -10,7 +10,7 @@ import { pushRecipients } from './recipients';
 import type { PushRuntime } from './runtime';
 
 /**
- * One event to the devices that should hear of it: the recipients DECISIONS.md names, each agent's
+ * One event to the devices that should hear of it: the recipients docs/push.md names, each agent's
  * preferences at this moment, the `visitor_message` throttle, then one delivery job per device. Job
  * ids make a retried fan-out queue nothing twice. Answers how many deliveries were queued.
  */

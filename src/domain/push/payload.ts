@@ -2,7 +2,7 @@ import type { NotificationEvent, Preferences } from '../notifications/preference
 import type { PushEvent } from './events';
 
 /**
- * What a device receives, encrypted (DECISIONS.md "Push notifications"), plus the agent's sound and
+ * What a device receives, encrypted (docs/push.md "Payload"), plus the agent's sound and
  * vibration settings so the app's service worker can play the right sound without asking the API.
  */
 export interface PushNotification {

@@ -16,7 +16,7 @@ const HANDLER_ROLES = ROLE_NAMES.filter((role) => roleCan(role, 'handle-conversa
 const FOR_THE_ASSIGNEE: ReadonlySet<NotificationEvent> = new Set(['visitor_message', 'sla_breach']);
 
 /**
- * Who may hear of this event (DECISIONS.md "Push notifications"), before their own preferences: the
+ * Who may hear of this event (docs/push.md "Events and recipients"), before their own preferences: the
  * workspace's handlers who are not suspended, in a workspace that is not suspended. `visitor_message`
  * and `sla_breach` go to the assigned agent alone, or to all when nobody (who can still handle
  * conversations) holds it. `visitor_arrived` only while the chatbot is active and shows live visitors.

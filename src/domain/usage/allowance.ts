@@ -8,7 +8,7 @@ export interface Allowance {
   used: number;
   /** The plan's monthly_message_limit; null is unlimited. */
   limit: number | null;
-  /** floor(100 * used / limit), null when unlimited (DECISIONS.md). */
+  /** floor(100 * used / limit), null when unlimited. */
   percent: number | null;
   /** When the count starts again: the first instant of next month, UTC. */
   renewsAt: Date;

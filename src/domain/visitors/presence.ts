@@ -1,7 +1,7 @@
 import type { Config } from '../../../config/env';
 
 /**
- * The widget heartbeat interval the server asks for (DECISIONS.md: `poll_seconds`, default 15).
+ * The widget heartbeat interval the server asks for (`poll_seconds`, default 15).
  * `VISITOR_POLL_SECONDS` overrides it (tests shorten it); read it through `pollSecondsOf`.
  */
 export const POLL_SECONDS = 15;

@@ -7,7 +7,7 @@ import { aiSql } from './initial-schema/ai';
 import { operationsSql } from './initial-schema/operations';
 
 /**
- * The whole data model of SPEC.md. Every tenant table carries company_id; hot queries have indexes:
+ * The whole initial data model. Every tenant table carries company_id; hot queries have indexes:
  * the inbox (company, status, last activity), the v1 conversation list (chatbot, last activity),
  * retrieval (GIN over a generated tsvector), the usage ledger (company, month).
  */

@@ -27,7 +27,7 @@ export const WIDGET_ENDPOINTS: Endpoint[] = [
     path: '/widget/{key}/stream',
     summary: 'Send a visitor message and stream the reply (server-sent events)',
     description:
-      'Events: `meta` once the message is stored, any number of `delta`, `recommendations` when the store has matching products, then `done` or `error`. A rejection before the stream starts is an ordinary JSON error. `client_id` (beyond SPEC.md) makes a retry safe.',
+      'Events: `meta` once the message is stored, any number of `delta`, `recommendations` when the store has matching products, then `done` or `error`. A rejection before the stream starts is an ordinary JSON error. `client_id` makes a retry safe.',
     limit: perIp(20),
     body: {
       schema: streamBody,

@@ -17,7 +17,7 @@ export const displayDate = z.string().regex(/^[A-Z][a-z]{2} \d{1,2}, \d{4}$/).de
 /** Inbox `last_at`. */
 export const relativeTime = z.string().regex(/^(just now|\d+[mhd] ago)$/).describe('relative time: "just now", "5m ago", "3h ago", "2d ago"');
 
-/** A display time, or "" when the moment is unknown (SPEC.md types these as strings). */
+/** A display time, or "" when the moment is unknown (these fields are typed as strings). */
 export const displayTimeOrEmpty = z.union([displayTime, z.literal('')]);
 
 export const uuid = z.uuid();

@@ -27,7 +27,7 @@ export const outcomeBody = z.object({
 
 type ConversationRequest = Request<{ conversation: string }>;
 
-/** AI assist for agents (SPEC.md): reply suggestions, draft enhancing, summaries, suggestion outcomes. */
+/** AI assist for agents: reply suggestions, draft enhancing, summaries, suggestion outcomes. */
 export function assistRoutes(ctx: AppContext): Router {
   const router = Router();
   const handles = requireAbility('handle-conversations');
@@ -48,7 +48,7 @@ export function assistRoutes(ctx: AppContext): Router {
     res.json(await enhanceDraft(ctx, { company, userId: user.id, conversation, body, mode: mode ?? 'fix' }));
   });
 
-  // SPEC.md shows no limit for summaries; 10 a minute per agent (documented in docs/api.md).
+  // Summaries: 10 a minute per agent (docs/api.md "AI assist").
   router.post('/conversations/:conversation/summary', handles, perUser('agent-summary', 10), async (req: ConversationRequest, res) => {
     const { company, user } = authOf(req);
     const conversation = await conversationOf(company.id, req.params.conversation);

@@ -12,7 +12,7 @@ export const authBody = z.object({
   channel_name: z.string().min(1).max(200),
 });
 
-/** POST /broadcasting/auth: signs `socket_id:channel_name` for a channel the caller may join (DECISIONS.md "Realtime"). */
+/** POST /broadcasting/auth: signs `socket_id:channel_name` for a channel the caller may join (docs/api.md "Realtime"). */
 export function broadcastingRoutes(ctx: AppContext): Router {
   const signer = new ChannelSigner(ctx.config.appKey);
   return Router().post('/broadcasting/auth', async (req, res) => {

@@ -12,7 +12,7 @@ import { pushRoutes } from './push';
 import { loginRoutes, sessionRoutes } from './session';
 import { visitorRoutes } from './visitors';
 
-/** Agent app API (SPEC.md): inbox apps, opened by `agent` tokens only. */
+/** Agent app API: inbox apps, opened by `agent` tokens only. */
 export function agentSurface(ctx: AppContext, actors: Actors): Router {
   const router = Router();
   router.use(loginRoutes(ctx));

@@ -24,7 +24,7 @@ export const agentLoginBody = credentialsBody.extend({ device_name: deviceName }
 
 /**
  * People who handle conversations in a live workspace. Unlike the portal, the password was right and
- * SPEC.md lets this surface say so, but not which of the reasons applies.
+ * this surface may say so, but not which of the reasons applies.
  */
 export const AGENT_APP_REFUSAL = 'This account cannot use the agent app, or its workspace is unavailable.';
 

@@ -21,7 +21,7 @@ export const inviteBody = z.object({
   chatbot_id: z.number().int().positive().optional(),
 });
 
-/** SPEC.md: `limit` is clamped to 1..200, default 100; anything unreadable is the default. */
+/** `limit` is clamped to 1..200, default 100; anything unreadable is the default. */
 function clampLimit(raw: string | undefined): number {
   const value = raw === undefined ? NaN : Number.parseInt(raw, 10);
   return Number.isFinite(value) ? Math.min(200, Math.max(1, value)) : 100;

@@ -7,7 +7,7 @@ import { knowledgeRoutes } from './knowledge';
 import { loginRoutes, sessionRoutes } from './session';
 import { workspaceRoutes } from './workspace';
 
-/** Portal API (SPEC.md): white-label portals, opened by `portal` tokens only. */
+/** Portal API: white-label portals, opened by `portal` tokens only. */
 export function portalSurface(ctx: AppContext): Router {
   const router = Router();
   router.use(loginRoutes(ctx));

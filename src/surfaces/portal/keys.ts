@@ -12,7 +12,7 @@ export const saveKeyBody = z.object({
   api_key: z.string().max(300).refine(notBlank, 'The api key field is required.'),
 });
 
-/** SPEC.md: an unrecognised slug is a 422 (not a 404), named on `provider`. */
+/** An unrecognised slug is a 422 (not a 404), named on `provider`. */
 function providerOf(req: Request<{ provider: string }>): ProviderSlug {
   const { provider } = req.params;
   if (!isProviderSlug(provider)) throw validationFailed({ provider: ['The selected provider is invalid.'] });

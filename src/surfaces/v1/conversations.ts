@@ -10,7 +10,7 @@ import { presentPage } from '../../presenters/pagination';
 
 const MAX_PER_PAGE = 100;
 
-/** per_page above the cap is capped (SPEC.md); below 1 or not a whole number is a 422. */
+/** per_page above the cap is capped; below 1 or not a whole number is a 422. */
 export const listConversationsQuery = z.object({
   per_page: z.coerce.number().int().min(1).transform((n) => Math.min(n, MAX_PER_PAGE)).optional(),
   page: z.coerce.number().int().min(1).max(1_000_000_000).default(1),

@@ -8,7 +8,7 @@ import { knowledgeRoutes } from './knowledge';
 import { meRoutes } from './me';
 import { messageRoutes } from './messages';
 
-/** REST API v1 (SPEC.md): integrators' surface, opened by `api` tokens only. */
+/** REST API v1: integrators' surface, opened by `api` tokens only. */
 export function v1Surface(ctx: AppContext, actors: Actors): Router {
   const router = Router();
   router.use(authenticate('api'));

@@ -8,7 +8,7 @@ import { parse } from '../../http/validate';
 import { presentConversationView, presentWidgetState } from '../../presenters/widget';
 import { conversationBody, stateQuery } from './schemas';
 
-/** The visitor's own conversation: the two state reads (DECISIONS.md), reset and handoff. */
+/** The visitor's own conversation: the two state reads, reset and handoff. */
 export function conversationRoutes(ctx: AppContext, actors: Actors): Router {
   const router = Router();
   const limit = (name: string, points: number) => rateLimit(ctx.limiters, { name, points, duration: 60, by: 'ip' });

@@ -8,7 +8,7 @@ import { streamRoutes } from './stream';
 import { openToEveryOrigin } from '../../http/cors';
 
 /**
- * Widget endpoints (SPEC.md, DECISIONS.md): public, no token, called from visitors' browsers on
+ * Widget endpoints (docs/api.md "Widget"): public, no token, called from visitors' browsers on
  * customers' sites. The chatbot's public key in the path is the only credential.
  */
 export function widgetSurface(ctx: AppContext, actors: Actors): Router {

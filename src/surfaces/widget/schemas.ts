@@ -11,7 +11,7 @@ export const streamBody = z.object({
   visitor_id: visitorId,
   message: visitorMessage,
   conversation_id: z.uuid().optional(),
-  /** Not in SPEC.md: the widget's own id for this message, so a retry is never stored or answered twice. */
+  /** The widget's own id for this message, so a retry is never stored or answered twice. */
   client_id: z.string().max(64).optional(),
   meta: contextMeta.and(z.object({ visitor: prechatVisitor.optional() })).optional(),
   identity: z.string().max(4000).optional(),

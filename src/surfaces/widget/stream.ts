@@ -16,7 +16,7 @@ import { SseStream } from '../../http/sse';
 import { parse } from '../../http/validate';
 import { streamBody } from './schemas';
 
-/** The `error` event codes of DECISIONS.md; anything else a client sees as `internal`. */
+/** The widget stream's `error` event codes (docs/api.md "Widget"); anything else a client sees as `internal`. */
 const SSE_ERROR_CODES = new Set(['provider_unreachable', 'limit_reached', 'handoff']);
 
 export function streamRoutes(ctx: AppContext, actors: Actors): Router {
