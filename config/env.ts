@@ -36,6 +36,8 @@ const envSchema = z.object({
   CLUSTER_LEASE_TTL_MS: z.coerce.number({ error: 'must be a number of milliseconds' }).int().min(300).max(300_000).default(12_000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   TRUST_PROXY: z.string().default('loopback'),
+  METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  WORKER_PORT: z.coerce.number({ error: 'must be a port number' }).int().min(0).max(65535).optional(),
   VAPID_PUBLIC_KEY: z.string().optional(),
   VAPID_PRIVATE_KEY: z.string().optional(),
   VAPID_SUBJECT: z.string().regex(/^(mailto:|https:)/, 'must start with mailto: or https:').optional(),
@@ -70,6 +72,10 @@ export interface Config {
   cluster: { heartbeatMs: number; leaseTtlMs: number };
   logLevel: string;
   trustProxy: string;
+  /** Bearer token that opens /metrics to non-loopback clients; unset = loopback clients only. */
+  metricsToken?: string;
+  /** The worker's /healthz, /readyz and /metrics port; unset = the worker opens no port. */
+  workerPort?: number;
   vapid?: { publicKey: string; privateKey: string; subject: string };
   /** The URL crawler's limits (docs/api.md "Knowledge"); `allowPrivate` is for tests only. */
   crawl: { allowPrivate: boolean; maxPages: number; maxBytesPerPage: number };
@@ -114,6 +120,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     cluster: { heartbeatMs: e.CLUSTER_HEARTBEAT_MS, leaseTtlMs: e.CLUSTER_LEASE_TTL_MS },
     logLevel: e.LOG_LEVEL,
     trustProxy: e.TRUST_PROXY,
+    metricsToken: e.METRICS_TOKEN,
+    workerPort: e.WORKER_PORT,
     vapid,
     crawl: { allowPrivate: e.CRAWL_ALLOW_PRIVATE, maxPages: e.CRAWL_MAX_PAGES, maxBytesPerPage: 2 * 1024 * 1024 },
     providerTimeoutMs: e.PROVIDER_TIMEOUT_MS,

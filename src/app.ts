@@ -8,8 +8,9 @@ import type { Chatbot } from './models';
 import { openToEveryOrigin } from './http/cors';
 import { errorHandler, routeNotFound } from './http/errorHandler';
 import { storableBody } from './http/jsonBody';
+import { trustProxySetting } from './http/trustProxy';
 import { healthRoutes } from './ops/health';
-import { Metrics } from './ops/metrics';
+import { metricsAccess } from './ops/metricsAccess';
 import { openApiRoutes } from './openapi/routes';
 import { agentSurface } from './surfaces/agent';
 import { assetRoutes } from './surfaces/assets';
@@ -33,7 +34,7 @@ export interface AppRuntime {
 /** The express app: shared middleware, operations endpoints, then each surface as its own sub-router. */
 export function createApp(ctx: AppContext, runtime: AppRuntime): Express {
   const app = express();
-  const metrics = new Metrics();
+  const { metrics } = ctx;
   app.disable('x-powered-by');
   app.set('trust proxy', trustProxySetting(ctx.config.trustProxy));
 
@@ -56,7 +57,7 @@ export function createApp(ctx: AppContext, runtime: AppRuntime): Express {
   app.use(securityHeaders);
 
   app.use(healthRoutes(ctx.readiness));
-  app.get('/metrics', metrics.serve);
+  app.get('/metrics', metricsAccess(ctx.config.metricsToken), metrics.serve);
 
   app.use(assetRoutes({ appUrl: ctx.config.appUrl, demo: runtime.demo }));
   app.use(inboxAppRoutes());
@@ -84,9 +85,3 @@ const securityHeaders = helmet({ contentSecurityPolicy: false, crossOriginResour
 
 /** White-label portals run on their owners' own domains and call the portal API from the browser with a bearer token. */
 const portalOrigins = openToEveryOrigin({ methods: 'GET, POST, PUT, PATCH, DELETE, OPTIONS', headers: 'Authorization, Content-Type' });
-
-/** TRUST_PROXY: `true`/`false`, a hop count, or express's list of trusted subnets (default `loopback`). */
-function trustProxySetting(value: string): boolean | number | string {
-  if (value === 'true' || value === 'false') return value === 'true';
-  return /^\d+$/.test(value) ? Number(value) : value;
-}

@@ -8,6 +8,7 @@ import { LoginLockout } from './domain/accounts/loginLockout';
 import { BullJobQueue } from './jobs/bullQueue';
 import type { JobQueue } from './jobs/definitions';
 import { InProcessJobQueue } from './jobs/inProcessQueue';
+import { Metrics } from './ops/metrics';
 import { connectRedis } from './redis';
 import { SecretBox } from './security/encryption';
 
@@ -29,6 +30,8 @@ export interface AppContext {
   readiness: ReadinessCheck[];
   /** Background work: BullMQ in cluster mode (a worker process runs it), this process in single-node mode. */
   jobs: JobQueue;
+  /** The process's one metrics registry; domain code records into it, `/metrics` serves it. */
+  metrics: Metrics;
 }
 
 export async function openContext(
@@ -45,7 +48,9 @@ export async function openContext(
     const readiness: ReadinessCheck[] = [{ name: 'database', check: async () => void (await db.sequelize.query('SELECT 1')) }];
     if (redis) readiness.push({ name: 'redis', check: async () => void (await redis.ping()) });
     const jobs = config.redisUrl ? new BullJobQueue(config.redisUrl, config.redisPrefix) : new InProcessJobQueue(logger);
-    return { config, logger, db, redis, secrets: new SecretBox(config.appKey), limiters, lockout: new LoginLockout(limiters), readiness, jobs };
+    const metrics = new Metrics();
+    metrics.watchQueues(jobs);
+    return { config, logger, db, redis, secrets: new SecretBox(config.appKey), limiters, lockout: new LoginLockout(limiters), readiness, jobs, metrics };
   } catch (error) {
     await db.close();
     throw error;

@@ -60,6 +60,8 @@ export async function startWeb(config: Readonly<Config>, logger: Logger, options
     const deps: ActorDeps = { ctx, realtime, actors: router };
     actors = await startActorSystem(ctx, [...parleyBehaviours(deps), ...(options.behaviours?.(deps) ?? [])], { idleMs: options.idleMs });
     ctx.readiness.push(actors.readiness);
+    ctx.metrics.watchActors(actors);
+    ctx.metrics.watchSockets(realtime);
     if (ctx.jobs instanceof InProcessJobQueue) {
       // Single-node mode: this process is also the worker.
       ctx.jobs.process(jobProcessors(ctx));

@@ -4,10 +4,12 @@ import { closeContext, openContext } from '../src/context';
 import { startBullWorkers } from '../src/jobs/bullQueue';
 import { jobProcessors, requeuePendingSources } from '../src/jobs/processors';
 import { createLogger } from '../src/logger';
+import { startOpsServer } from '../src/ops/opsServer';
 
 /**
  * The worker process (cluster mode): runs background jobs from BullMQ so web nodes stay responsive:
- * knowledge indexing and web push (fan-out and delivery; docs/push.md).
+ * knowledge indexing and web push (fan-out and delivery; docs/push.md). With WORKER_PORT set it also
+ * answers /healthz, /readyz and /metrics there.
  * In single-node mode (no REDIS_URL) the web process runs every job itself and no worker is needed.
  * Reminders are not here: every web node delivers them (docs/cluster.md).
  */
@@ -19,15 +21,18 @@ async function main(): Promise<void> {
     throw new ConfigError('REDIS_URL is not set: in single-node mode the web process runs background jobs itself; start only `npm start`.');
   }
   const ctx = await openContext(config, logger);
+  // Before any job is taken, so a port already in use stops the worker at start.
+  const ops = config.workerPort === undefined ? undefined : await startOpsServer(ctx, config.workerPort);
   const workers = await startBullWorkers(config.redisUrl!, config.redisPrefix, jobProcessors(ctx), logger);
   const requeued = await requeuePendingSources(ctx);
   // Push jobs exist only where web nodes have VAPID keys; a worker without them would drop what it is given.
-  logger.info({ requeued, push: config.vapid ? 'configured' : 'not configured' }, 'worker ready');
+  logger.info({ requeued, push: config.vapid ? 'configured' : 'not configured', port: ops?.port }, 'worker ready');
 
   const shutdown = async (signal: string) => {
     logger.info({ signal }, 'worker shutting down');
     // Running jobs finish first (BullMQ's close waits for them); unfinished ones return to the queue.
     await workers.close();
+    await ops?.close();
     await closeContext(ctx);
     process.exit(0);
   };

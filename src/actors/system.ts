@@ -27,6 +27,8 @@ export interface ActorSystem extends Actors {
   readonly readiness: ReadinessCheck;
   ownedShards(): number[];
   activeActors(): number;
+  /** Live actors on this node per kind (every hosted kind, 0 included; none for an observer). */
+  activeActorsByKind(): Record<string, number>;
   /** Graceful part one: leave the cluster, finish turns (bounded), release every lease. */
   leave(): Promise<void>;
   /** Part two, once HTTP has drained: stop routing and close connections. */
@@ -107,6 +109,7 @@ export async function startActorSystem(ctx: AppContext, behaviours: readonly Any
     },
     ownedShards: () => manager?.ownedShards() ?? [],
     activeActors: () => host?.size ?? 0,
+    activeActorsByKind: () => host?.countByKind() ?? {},
     leave,
     async close() {
       await leave();

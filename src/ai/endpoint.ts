@@ -4,12 +4,14 @@ import { PROVIDERS, type ProviderSlug } from '../../config/providers';
 import { ProviderKey } from '../models';
 import type { SecretBox } from '../security/encryption';
 import { ProviderError } from './providers/errors';
-import type { ProviderEndpoint } from './providers/types';
+import type { ProviderCallObserver, ProviderEndpoint } from './providers/types';
 
 export interface EndpointDeps {
   config: Pick<Config, 'providers' | 'providerTimeoutMs'>;
   secrets: SecretBox;
   logger: Logger;
+  /** The process's metrics (AppContext's); tests that build deps by hand may leave calls unmeasured. */
+  metrics?: { providerCall: ProviderCallObserver };
 }
 
 /**
@@ -31,5 +33,11 @@ export async function resolveEndpoint(deps: EndpointDeps, companyId: number, slu
     }
   }
   if (!apiKey) return null;
-  return { slug, baseUrl: settings.baseUrl ?? PROVIDERS[slug].defaultBaseUrl, apiKey, timeoutMs: deps.config.providerTimeoutMs };
+  return {
+    slug,
+    baseUrl: settings.baseUrl ?? PROVIDERS[slug].defaultBaseUrl,
+    apiKey,
+    timeoutMs: deps.config.providerTimeoutMs,
+    observe: deps.metrics?.providerCall,
+  };
 }

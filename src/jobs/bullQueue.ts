@@ -1,7 +1,18 @@
 import { Queue, Worker, type BackoffOptions, type KeepJobs } from 'bullmq';
 import type { Logger } from 'pino';
 import { BullConnections, bullPrefix } from './bullConnections';
-import { JOB_POLICIES, jobIdOf, type JobName, type JobPayloads, type JobPolicy, type JobProcessor, type JobProcessors, type JobQueue } from './definitions';
+import {
+  JOB_POLICIES,
+  jobIdOf,
+  type JobName,
+  type JobPayloads,
+  type JobPolicy,
+  type JobProcessor,
+  type JobProcessors,
+  type JobQueue,
+  type QueueDepth,
+  type QueueDepths,
+} from './definitions';
 import { retryDelayMs } from './retryAfter';
 
 type AnyPayload = JobPayloads[JobName];
@@ -28,12 +39,7 @@ export class BullJobQueue implements JobQueue {
 
   async enqueue<N extends JobName>(name: N, payload: JobPayloads[N]): Promise<void> {
     const policy = JOB_POLICIES[name];
-    let queue = this.queues.get(name);
-    if (!queue) {
-      queue = new Queue<AnyPayload>(name, { connection: this.connections.next(`queue-${name}`), prefix: this.prefix });
-      this.queues.set(name, queue);
-    }
-    await queue.add(name, payload, {
+    await this.queue(name).add(name, payload, {
       jobId: jobIdOf[name](payload),
       attempts: policy.attempts,
       backoff: { type: BACKOFF_TYPE, delay: policy.backoffMs },
@@ -43,9 +49,28 @@ export class BullJobQueue implements JobQueue {
     });
   }
 
+  /** Every kind's counts in BullMQ: the cluster's queues, the same whichever process asks. */
+  async depth(): Promise<QueueDepths> {
+    const names = Object.keys(JOB_POLICIES) as JobName[];
+    const depths = await Promise.all(names.map(async (name): Promise<[JobName, QueueDepth]> => {
+      const counts = await this.queue(name).getJobCounts('wait', 'prioritized', 'active', 'delayed');
+      return [name, { waiting: (counts.wait ?? 0) + (counts.prioritized ?? 0), active: counts.active ?? 0, delayed: counts.delayed ?? 0 }];
+    }));
+    return Object.fromEntries(depths) as QueueDepths;
+  }
+
   async close(): Promise<void> {
     await Promise.all([...this.queues.values()].map((queue) => queue.close()));
     await this.connections.close();
+  }
+
+  private queue(name: JobName): Queue<AnyPayload> {
+    let queue = this.queues.get(name);
+    if (!queue) {
+      queue = new Queue<AnyPayload>(name, { connection: this.connections.next(`queue-${name}`), prefix: this.prefix });
+      this.queues.set(name, queue);
+    }
+    return queue;
   }
 }
 

@@ -57,6 +57,16 @@ export interface JobAttempt {
 export type JobProcessor<N extends JobName> = (payload: JobPayloads[N], attempt: JobAttempt) => Promise<void>;
 export type JobProcessors = { [N in JobName]: JobProcessor<N> };
 
+/** Jobs of one kind not yet finished: queued, running, or waiting out a backoff before their next attempt. */
+export interface QueueDepth {
+  waiting: number;
+  active: number;
+  delayed: number;
+}
+
+/** Read when metrics are scraped: BullMQ's counts in cluster mode (the whole cluster's), this process's in single-node mode. */
+export type QueueDepths = Record<JobName, QueueDepth>;
+
 /** Where domain code sends background work: BullMQ in cluster mode, this process in single-node mode. */
 export interface JobQueue {
   enqueue<N extends JobName>(name: N, payload: JobPayloads[N]): Promise<void>;

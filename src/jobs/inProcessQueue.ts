@@ -1,6 +1,6 @@
 import { UnrecoverableError } from 'bullmq';
 import type { Logger } from 'pino';
-import { JOB_POLICIES, jobIdOf, type JobName, type JobPayloads, type JobProcessor, type JobProcessors, type JobQueue } from './definitions';
+import { JOB_POLICIES, jobIdOf, type JobName, type JobPayloads, type JobProcessor, type JobProcessors, type JobQueue, type QueueDepths } from './definitions';
 import { retryDelayMs } from './retryAfter';
 
 // Finished ids are swept at most this often; a lookup checks the expiry itself in between.
@@ -16,6 +16,8 @@ export class InProcessJobQueue implements JobQueue {
   private processors?: Partial<JobProcessors>;
   private readonly waiting = new Map<JobName, (() => Promise<void>)[]>();
   private readonly running = new Map<JobName, number>();
+  /** Jobs waiting out a backoff before their next attempt, per kind. */
+  private readonly backingOff = new Map<JobName, number>();
   /** Ids waiting, running or backing off. */
   private readonly known = new Set<string>();
   /** Ids of finished jobs whose kind remembers them (`rememberDoneSeconds`), with when to forget them. */
@@ -51,8 +53,10 @@ export class InProcessJobQueue implements JobQueue {
         const retry = attempt < policy.attempts && !(error instanceof UnrecoverableError) && !this.closed;
         this.logger.warn({ err: error, job: id, attempt, retry }, 'job failed');
         if (!retry) return this.finish(name, id);
+        this.backingOff.set(name, (this.backingOff.get(name) ?? 0) + 1);
         const timer = setTimeout(() => {
           this.timers.delete(timer);
+          this.backingOff.set(name, (this.backingOff.get(name) ?? 1) - 1);
           this.schedule(name, id, payload, attempt + 1);
         }, retryDelayMs(error, policy.backoffMs, attempt));
         this.timers.add(timer);
@@ -90,6 +94,16 @@ export class InProcessJobQueue implements JobQueue {
       });
       this.inFlight.add(done);
     }
+  }
+
+  /** Every kind's counts in this process, as BullMQ reports them in cluster mode. */
+  async depth(): Promise<QueueDepths> {
+    const depthOf = (name: JobName) => ({
+      waiting: this.waiting.get(name)?.length ?? 0,
+      active: this.running.get(name) ?? 0,
+      delayed: this.backingOff.get(name) ?? 0,
+    });
+    return { 'index-source': depthOf('index-source'), 'push-fanout': depthOf('push-fanout'), 'push-deliver': depthOf('push-deliver') };
   }
 
   /** Resolves once no job is waiting, running or backing off (tests wait for a chain of jobs to finish with it). */

@@ -6,6 +6,7 @@ import { deliverPush } from '../domain/push/deliver';
 import { fanOutPush } from '../domain/push/fanout';
 import { pushRuntime, type PushRuntimeOptions } from '../domain/push/runtime';
 import { KnowledgeSource } from '../models';
+import { countedRuns } from './countedRuns';
 import type { JobProcessors } from './definitions';
 
 export interface ProcessorOptions {
@@ -13,10 +14,10 @@ export interface ProcessorOptions {
   push?: PushRuntimeOptions;
 }
 
-/** What each job kind does: a thin hop into the domain, shared by BullMQ workers and the in-process queue. */
+/** What each job kind does: a thin hop into the domain, shared by BullMQ workers and the in-process queue; every run is counted. */
 export function jobProcessors(ctx: AppContext, options: ProcessorOptions = {}): JobProcessors {
   const push = pushRuntime(ctx, options.push);
-  return {
+  return countedRuns(ctx.metrics, {
     'push-fanout': async (job) => void (await fanOutPush(ctx, job, push)),
     'push-deliver': async (job) => void (await deliverPush(ctx, job, push)),
     'index-source': async ({ sourceId }, { finalAttempt }) => {
@@ -24,7 +25,7 @@ export function jobProcessors(ctx: AppContext, options: ProcessorOptions = {}): 
       // Recorded on the source already; this tells BullMQ not to retry and keeps the outcome visible in its metrics.
       if (source?.status === 'failed' && !finalAttempt) throw new UnrecoverableError(source.failureReason ?? 'indexing failed');
     },
-  };
+  });
 }
 
 /**

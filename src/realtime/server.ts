@@ -4,13 +4,15 @@ import type { AppContext } from '../context';
 import { widgetRoom } from './channels';
 import { connectionAuth } from './connectionAuth';
 import { socketEmitter, type RealtimeEmitter } from './emitter';
-import type { RealtimeServer } from './events';
+import type { RealtimeServer, SocketIdentity } from './events';
 import { localFanOut, redisFanOut } from './fanOut';
 import { ChannelSigner } from './signature';
 import { handleSubscriptions } from './subscriptions';
 
 export interface Realtime extends RealtimeEmitter {
   io: RealtimeServer;
+  /** Sockets connected to this node, per kind; counted when asked (a metrics scrape). */
+  socketsByKind(): Record<SocketIdentity['kind'], number>;
   /** Disconnects every socket and leaves the fan-out; resolves once the shared HTTP server has closed too. */
   close(): Promise<void>;
 }
@@ -52,6 +54,11 @@ export async function createRealtime(httpServer: HttpServer, ctx: AppContext): P
   return {
     io,
     emit: emitter.emit,
+    socketsByKind: () => {
+      const counts = { agent: 0, widget: 0 };
+      for (const socket of io.of('/').sockets.values()) counts[socket.data.kind] += 1;
+      return counts;
+    },
     close: () =>
       (closing ??= (async () => {
         await io.close();

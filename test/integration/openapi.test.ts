@@ -2,6 +2,7 @@ import { strict as assert } from 'node:assert';
 import { randomBytes } from 'node:crypto';
 import { ENDPOINTS } from '../../src/openapi/endpoints';
 import { endpointKey, type Endpoint } from '../../src/openapi/registry';
+import { TEST_ENV } from '../support/env';
 import * as make from '../support/factories';
 import { request, type Reply } from '../support/http';
 import { freshIp } from '../support/portal';
@@ -163,7 +164,8 @@ const SCENARIOS: Record<string, Scenario> = {
   'GET /': (t) => call(t, 'GET /', { baseUrl: pushServer.url }),
   'GET /healthz': (t) => call(t, 'GET /healthz'),
   'GET /readyz': (t) => call(t, 'GET /readyz'),
-  'GET /metrics': (t) => call(t, 'GET /metrics'),
+  // Loopback clients or the token only: a client from elsewhere gets the unknown route's 404.
+  'GET /metrics': async (t) => [await call(t, 'GET /metrics', { token: TEST_ENV.METRICS_TOKEN }), await call(t, 'GET /metrics')],
   'GET /openapi.json': (t) => call(t, 'GET /openapi.json'),
   'GET /widget.js': (t) => call(t, 'GET /widget.js'),
   'GET /brand/logo.svg': (t) => call(t, 'GET /brand/logo.svg'),

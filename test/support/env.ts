@@ -25,4 +25,6 @@ export const TEST_ENV: Record<string, string> = {
   CLUSTER_HEARTBEAT_MS: '500',
   CLUSTER_LEASE_TTL_MS: '3000',
   LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+  // /metrics answers non-loopback clients that present it (test/integration/metrics.test.ts).
+  METRICS_TOKEN: `metrics-${randomBytes(12).toString('hex')}`,
 };

@@ -17,6 +17,8 @@ describe('config', () => {
     assert.deepEqual(config.crawl, { allowPrivate: false, maxPages: 50, maxBytesPerPage: 2 * 1024 * 1024 });
     assert.equal(config.providerTimeoutMs, 60_000);
     assert.equal(config.vapid, undefined);
+    assert.equal(config.metricsToken, undefined);
+    assert.equal(config.workerPort, undefined);
     assert.match(config.nodeId, /-\d+$/);
     assert.ok(config.dataDir.endsWith('.parley'));
     assert.ok(Object.isFrozen(config));
@@ -49,6 +51,13 @@ describe('config', () => {
     assert.equal(config.crawl.allowPrivate, true);
   });
 
+  it('reads METRICS_TOKEN and WORKER_PORT (0 picks a free port)', () => {
+    const config = loadConfig({ ...external, METRICS_TOKEN: 'scrape-token-0123456789', WORKER_PORT: '0' });
+    assert.equal(config.metricsToken, 'scrape-token-0123456789');
+    assert.equal(config.workerPort, 0);
+    assert.equal(loadConfig({ ...external, WORKER_PORT: '3001' }).workerPort, 3001);
+  });
+
   it('treats empty values as unset', () => {
     assert.equal(loadConfig({ ...external, REDIS_URL: '', PORT: ' ' }).singleNode, true);
   });
@@ -63,6 +72,9 @@ describe('config', () => {
     ['CRAWL_ALLOW_PRIVATE', 'maybe'],
     ['LOG_LEVEL', 'loud'],
     ['PROVIDER_GEMINI_BASE_URL', 'ftp://x'],
+    ['METRICS_TOKEN', 'too-short'],
+    ['WORKER_PORT', 'abc'],
+    ['WORKER_PORT', '70000'],
   ] as const) {
     it(`rejects a bad ${name} with a message naming it`, () => {
       assert.throws(() => loadConfig({ ...external, [name]: value }), (error: unknown) => {

@@ -46,6 +46,27 @@ describe('InProcessJobQueue (single-node mode)', () => {
     assert.deepEqual(attempts.filter(([id]) => id === 2), [[2, 1, false]]);
   });
 
+  it('reports its depth by kind: waiting, running, and backing off before a retry', async () => {
+    Object.assign(policy, { backoffMs: 60_000, concurrency: 2 });
+    const queue = new InProcessJobQueue(logger);
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    queue.process({
+      'index-source': async ({ sourceId }) => {
+        if (sourceId === 1) throw new Error('temporary');
+        await gate;
+      },
+    });
+    for (const sourceId of [1, 2, 3, 4]) await queue.enqueue('index-source', { sourceId });
+    const idle = { waiting: 0, active: 0, delayed: 0 };
+    const busy = await eventually(() => queue.depth(), (depth) => depth['index-source'].delayed === 1 && depth['index-source'].active === 2);
+    assert.deepEqual(busy, { 'index-source': { waiting: 1, active: 2, delayed: 1 }, 'push-fanout': idle, 'push-deliver': idle });
+    release();
+    const drained = await eventually(() => queue.depth(), (depth) => depth['index-source'].active === 0);
+    assert.deepEqual(drained['index-source'], { waiting: 0, active: 0, delayed: 1 });
+    await queue.close();
+  });
+
   it('runs at most the policy\'s concurrency at once and close() waits for running jobs', async () => {
     const queue = new InProcessJobQueue(logger);
     let running = 0;

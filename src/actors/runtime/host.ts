@@ -51,6 +51,13 @@ export class ActorHost {
     return this.activations.size;
   }
 
+  /** Live actors per hosted kind (0 included), counted when asked: a metrics scrape, not every activation. */
+  countByKind(): Record<string, number> {
+    const counts: Record<string, number> = Object.fromEntries([...this.behaviours.keys()].map((kind) => [kind, 0]));
+    for (const activation of this.activations.values()) counts[activation.env.kind] = (counts[activation.env.kind] ?? 0) + 1;
+    return counts;
+  }
+
   /**
    * Runs the message on the actor here; undefined when this node does not serve the shard right now.
    * (The returned promise can still reject with NotOwner if the shard leaves before the turn starts.)

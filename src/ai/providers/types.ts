@@ -1,4 +1,5 @@
 import type { ProviderSlug } from '../../../config/providers';
+import type { ProviderFailure } from './errors';
 
 /** One turn of the conversation as the model sees it; the system prompt travels separately. */
 export interface ChatMessage {
@@ -22,7 +23,26 @@ export interface ProviderEndpoint {
   apiKey: string;
   /** Longest wait for the first byte of a response, and between two chunks of a stream. */
   timeoutMs: number;
+  /** Told how each call went (the process's metrics); absent where nothing measures, as in adapter tests. */
+  observe?: ProviderCallObserver;
 }
+
+/**
+ * How one chat call ended: 'ok', the provider's failure, 'aborted' when the caller went away, or
+ * 'internal' for an unexpected error in Parley's own code.
+ */
+export type ProviderCallOutcome = 'ok' | 'aborted' | 'internal' | ProviderFailure;
+
+export interface ProviderCallReport {
+  provider: ProviderSlug;
+  outcome: ProviderCallOutcome;
+  /** From the request to the whole answer (or the failure), retries included. */
+  seconds: number;
+  /** Until the first streamed text: what a visitor waits before words appear. Absent without streamed text. */
+  firstDeltaSeconds?: number;
+}
+
+export type ProviderCallObserver = (report: ProviderCallReport) => void;
 
 export interface ChatOptions {
   /** Aborts the upstream call when the caller goes away; the call then rejects with the signal's reason. */

@@ -24,9 +24,22 @@ export type DeliveryOutcome =
 /**
  * Sends one notification to one device with web-push (RFC 8291 aes128gcm, VAPID-signed), with the TTL
  * left of the event's and the event's urgency. 429, 5xx and network failures throw to be retried (after
- * `Retry-After` when the push service sends one); 404/410 delete the subscription.
+ * `Retry-After` when the push service sends one); 404/410 delete the subscription. Every attempt is
+ * counted by outcome (`error` for a throw) in the process's metrics.
  */
 export async function deliverPush(ctx: AppContext, job: PushDeliveryJob, runtime: PushRuntime): Promise<DeliveryOutcome> {
+  let outcome: DeliveryOutcome;
+  try {
+    outcome = await attemptDelivery(ctx, job, runtime);
+  } catch (error) {
+    ctx.metrics.pushDelivery('error');
+    throw error;
+  }
+  ctx.metrics.pushDelivery(outcome);
+  return outcome;
+}
+
+async function attemptDelivery(ctx: AppContext, job: PushDeliveryJob, runtime: PushRuntime): Promise<DeliveryOutcome> {
   const vapid = ctx.config.vapid;
   if (!vapid) {
     ctx.logger.warn({ push: job.key }, 'push dropped: VAPID keys are not configured in this process');

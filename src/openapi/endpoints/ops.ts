@@ -13,7 +13,17 @@ export const OPS_ENDPOINTS: Endpoint[] = [
     summary: 'Every dependency answers (database, Redis, cluster membership)',
     responses: { 200: { description: 'Ready.', json: ready }, 503: { description: 'Not ready: the failing parts are named.', json: notReady } },
   },
-  { ...ops, method: 'get', path: '/metrics', summary: 'Prometheus metrics', responses: { 200: { description: 'Prometheus text format.', media: 'text/plain' } } },
+  {
+    ...ops,
+    method: 'get',
+    path: '/metrics',
+    summary: 'Prometheus metrics (docs/operations.md names each one)',
+    description: 'For loopback clients (the address after TRUST_PROXY), or with `Authorization: Bearer <METRICS_TOKEN>` when that is set.',
+    responses: {
+      200: { description: 'Prometheus text format.', media: 'text/plain' },
+      404: 'Any other client: the answer of an unknown route, so the endpoint does not advertise itself.',
+    },
+  },
   { ...ops, method: 'get', path: '/openapi.json', summary: 'This document', responses: { 200: { description: 'OpenAPI 3.1.', json: openApiDocument } } },
   {
     ...ops,

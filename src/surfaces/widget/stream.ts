@@ -13,6 +13,7 @@ import { AppError, validationFailed } from '../../errors';
 import { presentConversationView } from '../../presenters/widget';
 import { rateLimit } from '../../http/rateLimit';
 import { SseStream } from '../../http/sse';
+import type { OpenCount } from '../../ops/metrics';
 import { parse } from '../../http/validate';
 import { streamBody } from './schemas';
 
@@ -41,7 +42,7 @@ export function streamRoutes(ctx: AppContext, actors: Actors): Router {
       identity: identity && { ...identity },
     };
     const stream = actors.stream('conversation', body.conversation_id ?? randomUUID(), { type: 'visitorMessage', ...input }, { timeoutMs: ANSWER_TIMEOUT_MS });
-    await relay(stream, res);
+    await relay(stream, res, ctx.metrics.sseStreams);
   });
 }
 
@@ -49,10 +50,10 @@ export function streamRoutes(ctx: AppContext, actors: Actors): Router {
  * Until the visitor's message is stored (the `meta` chunk) a failure is an ordinary JSON error;
  * after that the answer is an event stream ending in `done` or `error`, never a silent hang.
  */
-async function relay(stream: ActorStream<VisitorChunk, VisitorMessageReply>, res: Response): Promise<void> {
+async function relay(stream: ActorStream<VisitorChunk, VisitorMessageReply>, res: Response, openStreams: OpenCount): Promise<void> {
   const chunks = stream[Symbol.asyncIterator]();
   const first = await chunks.next(); // throws (404, 503 ...) before anything was sent
-  const sse = new SseStream(res);
+  const sse = new SseStream(res, openStreams);
   try {
     for (let next = first; !next.done; next = await chunks.next()) sse.send(next.value.chunk.event, next.value.chunk.data);
     const reply = await stream.reply;
