@@ -6,16 +6,18 @@ import { hashSecret, secretMatches } from '../security/tokens';
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
 
 /**
- * Who may read /metrics (DECISIONS.md): a loopback client, or anyone presenting
+ * Who may read /metrics (docs/operations.md "Metrics"): a loopback client, or anyone presenting
  * `Authorization: Bearer <METRICS_TOKEN>` when one is set. Everyone else gets the 404 of an unknown
- * route, so the endpoint does not advertise itself. The client address is `req.ip`, which express
- * computes with TRUST_PROXY: a reverse proxy on the same host does not make its internet clients loopback.
+ * route, so the endpoint does not advertise itself. Loopback means both the connection and the client
+ * address express computes with TRUST_PROXY (`req.ip`): a reverse proxy on the same host does not make
+ * its internet clients loopback, and a forged X-Forwarded-For (TRUST_PROXY=true) does not make a
+ * remote connection loopback.
  */
 export function metricsAccess(token: string | undefined): RequestHandler {
   // Compared as SHA-256 digests in constant time, like every other bearer secret.
   const expected = token === undefined ? undefined : hashSecret(token);
   return (req, res, next) => {
-    if (isLoopback(req.ip) || (expected !== undefined && bearerMatches(req.get('authorization'), expected))) {
+    if ((isLoopback(req.socket.remoteAddress) && isLoopback(req.ip)) || (expected !== undefined && bearerMatches(req.get('authorization'), expected))) {
       next();
       return;
     }
