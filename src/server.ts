@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { ConfigError, loadConfig, loadDotEnv } from '../config/env';
+import { DatabaseInUse } from './db/nodeLock';
 import { createLogger } from './logger';
 import { startWeb } from './web';
 
@@ -19,21 +20,30 @@ async function main(): Promise<void> {
   const logger = createLogger(config.logLevel);
   const web = await startWeb(config, logger);
 
-  const shutdown = (signal: string) => {
-    logger.info({ signal }, 'signal received');
+  const stopThenExit = (code: number) =>
     web.stop().then(
-      () => process.exit(0),
+      () => process.exit(code),
       (error: unknown) => {
         logger.error({ err: error }, 'shutdown failed');
         process.exit(1);
       },
     );
+  const shutdown = (signal: string) => {
+    logger.info({ signal }, 'signal received');
+    stopThenExit(0);
   };
   process.once('SIGTERM', () => shutdown('SIGTERM'));
   process.once('SIGINT', () => shutdown('SIGINT'));
+  // Another process serves the database now: stop, non-zero, so a supervisor notices.
+  void web.lost.then((error) => {
+    process.stderr.write(`parley: stopping: ${error.message}\n`);
+    stopThenExit(1);
+  });
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(`parley: failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  // A refusal the operator acts on is a message, not a stack trace.
+  const detail = error instanceof DatabaseInUse ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error);
+  process.stderr.write(`parley: failed to start: ${detail}\n`);
   process.exit(1);
 });

@@ -25,6 +25,11 @@ export interface RunningWeb {
   actors: ActorSystem;
   /** Graceful stop: refuse new connections, hand shards over, let in-flight requests finish (bounded), then close pools. */
   stop(): Promise<void>;
+  /**
+   * Resolves if this node must stop for good: while its database lock was down another web process
+   * took the database (src/db/nodeLock.ts). The caller stops it and exits non-zero.
+   */
+  lost: Promise<Error>;
 }
 
 /** The start log's line on how to answer the demo chatbot as a person (its password is per data directory). */
@@ -43,9 +48,10 @@ export interface WebOptions {
 
 const DRAIN_TIMEOUT_MS = 10_000;
 
-/** Boot order: database (and migrations in embedded mode), Redis, realtime, actors, HTTP. Used by server.ts and by tests. */
+/** Boot order: database and its lock (and migrations in embedded mode), Redis, realtime, actors, HTTP. Used by server.ts and by tests. */
 export async function startWeb(config: Readonly<Config>, logger: Logger, options: WebOptions = {}): Promise<RunningWeb> {
-  const ctx = await openContext(config, logger, { migrateEmbedded: true });
+  const ctx = await openContext(config, logger, { migrateEmbedded: true, nodeLock: true });
+  const lost = new Promise<Error>((resolve) => ctx.nodeLock?.once('lost', resolve));
   // The app is registered before Socket.IO attaches: Engine.IO then answers its own path
   // (/socket.io/: polling, the client script) and hands every other request to the app, never both.
   let app: RequestListener | undefined;
@@ -59,7 +65,7 @@ export async function startWeb(config: Readonly<Config>, logger: Logger, options
     const router = lateActors(() => actors);
     const deps: ActorDeps = { ctx, realtime, actors: router };
     actors = await startActorSystem(ctx, [...parleyBehaviours(deps), ...(options.behaviours?.(deps) ?? [])], { idleMs: options.idleMs });
-    ctx.readiness.push(actors.readiness);
+    ctx.readiness.push(...actors.readiness);
     ctx.metrics.watchActors(actors);
     ctx.metrics.watchSockets(realtime);
     if (ctx.jobs instanceof InProcessJobQueue) {
@@ -106,5 +112,5 @@ export async function startWeb(config: Readonly<Config>, logger: Logger, options
       logger.info('stopped');
     })());
 
-  return { ctx, server, port, url: `http://127.0.0.1:${port}`, realtime, actors, stop };
+  return { ctx, server, port, url: `http://127.0.0.1:${port}`, realtime, actors, stop, lost };
 }

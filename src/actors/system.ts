@@ -24,7 +24,8 @@ export interface ActorSystemOptions {
 export interface ActorSystem extends Actors {
   /** `nodeId:incarnation`: this process's member id (a restart is a new incarnation). */
   readonly member: string;
-  readonly readiness: ReadinessCheck;
+  /** `cluster` (a live member), and on nodes that host actors `shards` (serving its share of them). */
+  readonly readiness: readonly ReadinessCheck[];
   ownedShards(): number[];
   activeActors(): number;
   /** Live actors on this node per kind (every hosted kind, 0 included; none for an observer). */
@@ -101,12 +102,15 @@ export async function startActorSystem(ctx: AppContext, behaviours: readonly Any
     tell: (kind, id, message, askOptions) => router.tell(kind, id, message, askOptions),
     stream: (kind, id, message, askOptions) => router.stream(kind, id, message, askOptions),
     member,
-    readiness: {
-      name: 'cluster',
-      check: async () => {
-        if (!options.observer && !cluster.membership.isLive(member)) throw new Error('not a live member of the cluster');
+    readiness: [
+      {
+        name: 'cluster',
+        check: async () => {
+          if (!options.observer && !cluster.membership.isLive(member)) throw new Error('not a live member of the cluster');
+        },
       },
-    },
+      ...(manager ? [shardsReadiness(manager, timing)] : []),
+    ],
     ownedShards: () => manager?.ownedShards() ?? [],
     activeActors: () => host?.size ?? 0,
     activeActorsByKind: () => host?.countByKind() ?? {},
@@ -115,6 +119,19 @@ export async function startActorSystem(ctx: AppContext, behaviours: readonly Any
       await leave();
       router.stop();
       await cluster.close();
+    },
+  };
+}
+
+/** Fails once this node has served less than its share of the shards for longer than a move takes. */
+function shardsReadiness(manager: ShardManager, timing: ClusterTiming): ReadinessCheck {
+  return {
+    name: 'shards',
+    check: async () => {
+      const { desired, served, shortForMs } = manager.share();
+      if (shortForMs <= timing.shortfallGraceMs) return;
+      const seconds = Math.round(shortForMs / 1000);
+      throw new Error(desired ? `serves ${served} of its ${desired} shards for ${seconds} s` : `has not taken its shards for ${seconds} s`);
     },
   };
 }

@@ -10,6 +10,8 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (value: string) => Number(value))
 
 export interface Database {
   sequelize: Sequelize;
+  /** The connection URL, for the few connections that live outside the pool (the node lock). */
+  url: string;
   close(): Promise<void>;
 }
 
@@ -28,6 +30,7 @@ export async function connectDatabase(config: Pick<Config, 'databaseUrl' | 'data
   await sequelize.authenticate();
   return {
     sequelize,
+    url,
     async close() {
       await sequelize.close();
       await embedded?.stop();

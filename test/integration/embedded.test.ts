@@ -81,7 +81,16 @@ describe('embedded mode (no DATABASE_URL, REDIS_URL or APP_KEY): real server and
     const ready = await request('GET', '/readyz', { baseUrl });
     assert.equal(ready.status, 200);
     assert.equal(ready.body.status, 'ready');
-    assert.deepEqual(ready.body.checks, { database: 'ok', cluster: 'ok' });
+    assert.deepEqual(ready.body.checks, { database: 'ok', lock: 'ok', cluster: 'ok', shards: 'ok' });
+  });
+
+  it('refuses a second server on the same DATA_DIR, naming REDIS_URL, and the first keeps serving', async () => {
+    const second = await runNode(SERVER, [], { env, cwd: dataDir, timeoutMs: 60_000 });
+    assert.notEqual(second.code, 0, `the second server should not start\nstdout: ${second.stdout}`);
+    assert.match(second.stderr, /\bREDIS_URL\b/);
+    assert.doesNotMatch(second.stderr, /^\s+at /m, 'a message, not a stack trace');
+    assert.ok(web?.running, 'the first server still runs');
+    assert.equal((await request('GET', '/readyz', { baseUrl })).status, 200);
   });
 
   let demoSignIn: { email: string; password: string } | undefined;

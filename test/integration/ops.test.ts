@@ -13,11 +13,11 @@ describe('operations endpoints', () => {
     assert.equal(reply.body.status, 'ok');
   });
 
-  it('GET /readyz checks the database, Redis and cluster membership', async () => {
+  it('GET /readyz checks the database, Redis, cluster membership, the node lock and the shards', async () => {
     const reply = await request('GET', '/readyz');
     assert.equal(reply.status, 200);
     assert.equal(reply.body.status, 'ready');
-    assert.deepEqual(reply.body.checks, { database: 'ok', redis: 'ok', cluster: 'ok' });
+    assert.deepEqual(reply.body.checks, { database: 'ok', lock: 'ok', redis: 'ok', cluster: 'ok', shards: 'ok' });
   });
 
   it('GET /readyz answers 503 naming the failing part', async () => {

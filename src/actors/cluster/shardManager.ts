@@ -24,6 +24,13 @@ export interface ShardHooks {
 
 const HANDOFF_DRAIN_MS = 10_000;
 
+/** What placement gives this node and how much of it it serves; `shortForMs` is 0 while it serves all of it. */
+export interface ShardShare {
+  desired: number;
+  served: number;
+  shortForMs: number;
+}
+
 /**
  * The lease loop: each node takes the shards rendezvous hashing gives it, keeps them by renewing all
  * its leases in one call, stops serving any it could not renew in time, and hands back gradually the
@@ -38,6 +45,8 @@ export class ShardManager {
   private stopped = false;
   private desiredFor: readonly string[] | undefined;
   private desired = new Set<number>();
+  /** performance.now() since when this node has served less than its share; undefined while it serves it all. */
+  private shortSince: number | undefined;
 
   constructor(
     private readonly membership: Membership,
@@ -61,6 +70,14 @@ export class ShardManager {
 
   ownedShards(): number[] {
     return [...this.held.keys()].filter((shard) => this.servingEpoch(shard) !== undefined);
+  }
+
+  /** For readiness: a node fenced out, or whose leases lapsed, serves less than its share until it takes it back. */
+  share(): ShardShare {
+    this.noteShortfall();
+    const desired = this.membership.settled ? this.desiredShards() : new Set<number>();
+    const served = [...desired].filter((shard) => this.servingEpoch(shard) !== undefined).length;
+    return { desired: desired.size, served, shortForMs: this.shortSince === undefined ? 0 : performance.now() - this.shortSince };
   }
 
   async start(): Promise<void> {
@@ -111,7 +128,18 @@ export class ShardManager {
       this.logger.warn({ err: error }, 'shard placement failed; retrying next tick');
     } finally {
       this.placing = false;
+      this.noteShortfall();
     }
+  }
+
+  /**
+   * Starts or ends the current shortfall. Every tick notes it, so its age counts from when it began,
+   * not from the first readiness probe. A node that has not settled yet does not know its share: short.
+   */
+  private noteShortfall(): void {
+    const short = !this.stopped && (!this.membership.settled || [...this.desiredShards()].some((shard) => this.servingEpoch(shard) === undefined));
+    if (!short) this.shortSince = undefined;
+    else this.shortSince ??= performance.now();
   }
 
   private desiredShards(): Set<number> {

@@ -16,6 +16,13 @@ export interface ClusterTiming {
   tickMs: number;
   /** Shards a node hands back per tick when others join, so a join moves load gradually. */
   releasePerTick: number;
+  /**
+   * How long a node may serve fewer shards than placement gives it before /readyz says so. On every
+   * join, leave and failover shards wait for a dead owner's lease to lapse (up to a TTL) or for a
+   * handoff's running turns to finish; a shortfall that outlasts two TTLs is a node that lost its
+   * shards and cannot take them back.
+   */
+  shortfallGraceMs: number;
 }
 
 export function clusterTiming(heartbeatMs = 2_000, leaseTtlMs = 12_000): ClusterTiming {
@@ -28,5 +35,6 @@ export function clusterTiming(heartbeatMs = 2_000, leaseTtlMs = 12_000): Cluster
     safetyMarginMs: Math.round(leaseTtlMs / 6),
     tickMs: Math.min(1_000, Math.round(heartbeatMs / 2)),
     releasePerTick: 128,
+    shortfallGraceMs: 2 * leaseTtlMs,
   };
 }

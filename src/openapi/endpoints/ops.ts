@@ -10,7 +10,7 @@ export const OPS_ENDPOINTS: Endpoint[] = [
     ...ops,
     method: 'get',
     path: '/readyz',
-    summary: 'Every dependency answers (database, Redis, cluster membership)',
+    summary: "Every dependency answers (database, its lock, Redis, cluster membership, this node's shards)",
     responses: { 200: { description: 'Ready.', json: ready }, 503: { description: 'Not ready: the failing parts are named.', json: notReady } },
   },
   {

@@ -49,6 +49,12 @@ async function main(): Promise<void> {
       () => process.exit(1),
     );
   });
+  // As server.ts: another process took the database, so this node stops and exits non-zero.
+  void web.lost.then((error) => {
+    process.stderr.write(`cluster test node stopping: ${error.message}\n`);
+    control.close();
+    void web.stop().finally(() => process.exit(1));
+  });
 }
 
 async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> {
