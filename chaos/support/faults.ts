@@ -6,6 +6,7 @@ import { newReply, replyAttempt, type LoadContext } from './load';
 import { ownershipClean, ownershipSnapshot, type OwnershipSnapshot } from './ownership';
 import { sleep } from './ports';
 import type { PrivatePostgres } from './postgres';
+import type { Supervised } from './process';
 import type { PrivateRedis } from './redis';
 import type { Settings } from './settings';
 
@@ -17,6 +18,16 @@ export const FAULTS: Array<{ kind: FaultKind; title: string }> = [
   { kind: 'postgres', title: 'Postgres restarted (fast shutdown, start)' },
   { kind: 'pause', title: 'a web node frozen (SIGSTOP) past its lease, then SIGCONT' },
 ];
+
+/** A process (re)started while Redis was down: it must wait for Redis and come up once it is back, not exit. */
+export interface StartedWhileDown {
+  process: string;
+  startedAt: number;
+  /** When it said it was ready (undefined: never, within the supervisor's 60 s). */
+  readyAt: number | undefined;
+  /** Why it did not come up: it exited, or took too long. */
+  failure: string | undefined;
+}
 
 export interface ProbeResult {
   conversationId: string;
@@ -38,6 +49,8 @@ export interface FaultWindow {
   /** The load was quiet again before the killed node was restarted (kill only). */
   quietBeforeBackAt: number | undefined;
   probes: ProbeResult[];
+  /** Redis only: the web node and the worker killed and started again while Redis was down. */
+  startedWhileDown: StartedWhileDown[];
   /** Snapshot once the window closed (the second look when the first caught a shard mid-move). */
   ownership: OwnershipSnapshot;
   ownershipFirstLook: OwnershipSnapshot | undefined;
@@ -137,6 +150,21 @@ export async function settledOwnership(deps: Pick<FaultDeps, 'cluster' | 'redis'
   return { ownership: await ownershipSnapshot(deps.cluster, deps.redis.url, deps.redisPrefix), firstLook: first };
 }
 
+/**
+ * kill -9, then starts again at once, as a supervisor would, while Redis is down: the process must
+ * wait for Redis (logging) and become ready once it is back. Resolves once it has been started.
+ */
+async function restartWhileDown(process: Supervised): Promise<{ ready: Promise<StartedWhileDown> }> {
+  await process.crash();
+  const startedAt = Date.now();
+  // Wrapped: an async function returning the promise itself would wait for it.
+  const ready = process.start().then(
+    (): StartedWhileDown => ({ process: process.name, startedAt, readyAt: Date.now(), failure: undefined }),
+    (error: unknown): StartedWhileDown => ({ process: process.name, startedAt, readyAt: undefined, failure: error instanceof Error ? (error.message.split('\n')[0] ?? error.message) : String(error) }),
+  );
+  return { ready };
+}
+
 export async function runFault(deps: FaultDeps, kind: FaultKind): Promise<FaultWindow> {
   const { settings } = deps;
   const title = FAULTS.find((f) => f.kind === kind)!.title;
@@ -151,6 +179,7 @@ export async function runFault(deps: FaultDeps, kind: FaultKind): Promise<FaultW
   let backAt: number;
   let quietBeforeBackAt: number | undefined;
   let probes: Promise<ProbeResult[]>;
+  let startedWhileDown: StartedWhileDown[] = [];
   switch (kind) {
     case 'kill': {
       at = Date.now();
@@ -175,9 +204,13 @@ export async function runFault(deps: FaultDeps, kind: FaultKind): Promise<FaultW
       at = Date.now();
       await deps.redis.kill('SIGKILL');
       probes = probe(deps, targets, undefined);
-      await sleep(settings.redisDownMs);
+      // The last web node (the balancer skips it until it is ready again) and the worker.
+      const starting = await Promise.all([deps.cluster.nodes.at(-1)!, deps.cluster.worker].map(restartWhileDown));
+      notes.push(`${starting.length} processes were killed and started again while Redis was down: ${deps.cluster.nodes.at(-1)!.name}, ${deps.cluster.worker.name}`);
+      await sleep(Math.max(0, at + settings.redisDownMs - Date.now()));
       await deps.redis.startAgain();
       backAt = Date.now();
+      startedWhileDown = await Promise.all(starting.map((s) => s.ready));
       break;
     }
     case 'postgres': {
@@ -192,5 +225,5 @@ export async function runFault(deps: FaultDeps, kind: FaultKind): Promise<FaultW
   const results = await probes;
   const endedAt = await quiet(deps, backAt);
   const { ownership, firstLook } = await settledOwnership(deps);
-  return { kind, title, victim: victim?.name, at, backAt, endedAt, quietBeforeBackAt, probes: results, ownership, ownershipFirstLook: firstLook, notes };
+  return { kind, title, victim: victim?.name, at, backAt, endedAt, quietBeforeBackAt, probes: results, startedWhileDown, ownership, ownershipFirstLook: firstLook, notes };
 }
