@@ -8,6 +8,7 @@ import type { Chatbot } from './models';
 import { openToEveryOrigin } from './http/cors';
 import { errorHandler, routeNotFound } from './http/errorHandler';
 import { storableBody } from './http/jsonBody';
+import { requestErrorObject, requestLogLevel } from './http/requestLog';
 import { trustProxySetting } from './http/trustProxy';
 import { healthRoutes } from './ops/health';
 import { metricsAccess } from './ops/metricsAccess';
@@ -47,7 +48,8 @@ export function createApp(ctx: AppContext, runtime: AppRuntime): Express {
         res.setHeader('X-Request-Id', id);
         return id;
       },
-      customLogLevel: (_req, res, error) => (error || res.statusCode >= 500 ? 'error' : 'info'),
+      customLogLevel: requestLogLevel,
+      customErrorObject: requestErrorObject,
       // Widget heartbeats are the hottest route (every open page, every few seconds); a successful one is not news.
       autoLogging: { ignore: (req) => req.method === 'POST' && HEARTBEAT_PATH.test(req.url ?? '') },
       serializers: { req: (req: { id: unknown; method: string; url: string }) => ({ id: req.id, method: req.method, url: req.url }) },

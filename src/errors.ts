@@ -43,3 +43,12 @@ export function tooManyRequests(retryAfterSeconds: number, message?: string, hea
     headers: { ...headers, 'Retry-After': String(seconds) },
   });
 }
+
+/** Seconds a client should wait before sending a request again that failed because PostgreSQL was unreachable. */
+export const DATABASE_RETRY_AFTER_SECONDS = 5;
+
+/** PostgreSQL could not be reached (down, restarting, out of connections): the request did not complete; sending it again later is the remedy. */
+export const databaseUnavailable = () =>
+  new AppError(503, 'database_unavailable', 'The service cannot reach its database right now. Try again in a few seconds.', {
+    headers: { 'Retry-After': String(DATABASE_RETRY_AFTER_SECONDS) },
+  });

@@ -1,7 +1,12 @@
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import { throttledWarn } from './logger';
 
-/** One ioredis connection for commands. Errors are logged (throttled) rather than crashing the node. */
+/**
+ * One ioredis connection for commands, resolved once Redis answers: a process started while Redis
+ * is down waits for it (ioredis keeps reconnecting, at most 2 s apart) instead of exiting, and says
+ * so in its log. Errors later on are logged (throttled) rather than crashing the node.
+ */
 export async function connectRedis(url: string, logger: Logger, name = 'main'): Promise<Redis> {
   const redis = new Redis(url, {
     connectionName: `parley:${name}`,
@@ -9,12 +14,27 @@ export async function connectRedis(url: string, logger: Logger, name = 'main'): 
     lazyConnect: true,
     retryStrategy: (attempt) => Math.min(attempt * 200, 2000),
   });
-  let lastLogged = 0;
+  const warn = throttledWarn();
+  let waitingSince: number | undefined = Date.now();
+  let failedAttempts = 0;
   redis.on('error', (error) => {
-    if (Date.now() - lastLogged < 5000) return;
-    lastLogged = Date.now();
-    logger.warn({ err: error, redis: name }, 'redis connection error');
+    if (waitingSince === undefined) return warn(logger, { err: error, redis: name }, 'redis connection error');
+    failedAttempts++;
+    // No stack: the cause (refused, reset, unknown host) is the news, and it repeats until Redis answers.
+    warn(logger, { redis: name, cause: error.message, attempts: failedAttempts, waitingMs: Date.now() - waitingSince }, 'waiting for Redis to answer');
   });
-  await redis.connect();
+  await untilReady(redis);
+  if (failedAttempts) logger.info({ redis: name, attempts: failedAttempts, waitedMs: Date.now() - waitingSince }, 'redis answered');
+  waitingSince = undefined;
   return redis;
+}
+
+/**
+ * Connects a lazy connection and resolves once it is ready, however many attempts that takes. Its
+ * first failed attempt rejects `connect()`, but ioredis goes on reconnecting under its retry strategy.
+ */
+export async function untilReady(redis: Redis): Promise<void> {
+  const ready = new Promise<void>((resolve) => redis.once('ready', () => resolve()));
+  redis.connect().catch(() => undefined); // each failed attempt is reported through the 'error' event
+  await ready;
 }

@@ -6,6 +6,7 @@ import { newReply, replyAttempt, type LoadContext } from './load';
 import { ownershipClean, ownershipSnapshot, type OwnershipSnapshot } from './ownership';
 import { sleep } from './ports';
 import type { PrivatePostgres } from './postgres';
+import type { Supervised } from './process';
 import type { PrivateRedis } from './redis';
 import type { Settings } from './settings';
 
@@ -17,6 +18,16 @@ export const FAULTS: Array<{ kind: FaultKind; title: string }> = [
   { kind: 'postgres', title: 'Postgres restarted (fast shutdown, start)' },
   { kind: 'pause', title: 'a web node frozen (SIGSTOP) past its lease, then SIGCONT' },
 ];
+
+/** A process (re)started while Redis was down: it must wait for Redis and come up once it is back, not exit. */
+export interface StartedWhileDown {
+  process: string;
+  startedAt: number;
+  /** When it said it was ready (undefined: never, within the supervisor's 60 s). */
+  readyAt: number | undefined;
+  /** Why it did not come up: it exited, or took too long. */
+  failure: string | undefined;
+}
 
 export interface ProbeResult {
   conversationId: string;
@@ -38,6 +49,8 @@ export interface FaultWindow {
   /** The load was quiet again before the killed node was restarted (kill only). */
   quietBeforeBackAt: number | undefined;
   probes: ProbeResult[];
+  /** Redis only: the web node and the worker killed and started again while Redis was down. */
+  startedWhileDown: StartedWhileDown[];
   /** Snapshot once the window closed (the second look when the first caught a shard mid-move). */
   ownership: OwnershipSnapshot;
   ownershipFirstLook: OwnershipSnapshot | undefined;
@@ -76,7 +89,14 @@ async function victimOf(deps: FaultDeps): Promise<{ node: WebNode; targets: stri
 const PROBE_EVERY_MS = 500;
 /** An attempt is given up after this long (past the router's 10 s ask deadline), and at most this many wait at once. */
 const PROBE_ATTEMPT_MS = 15_000;
-const PROBE_IN_FLIGHT = 10;
+/**
+ * A waiting attempt is not lost: the router retries it until its deadline, so it is answered as soon
+ * as its shard is served. More than a few at once only adds load exactly when the cluster recovers:
+ * with 10 per conversation the probe alone could keep 240 replies in flight after an outage, a
+ * backlog that on a busy machine delays its own answers (a run at load 12 measured 6.4 s after
+ * Postgres was back, where a quiet machine needs well under a second).
+ */
+const PROBE_IN_FLIGHT = 3;
 
 /**
  * Replies (as an agent) in each target conversation from the fault on, through the balancer but never
@@ -137,6 +157,33 @@ export async function settledOwnership(deps: Pick<FaultDeps, 'cluster' | 'redis'
   return { ownership: await ownershipSnapshot(deps.cluster, deps.redis.url, deps.redisPrefix), firstLook: first };
 }
 
+/** What a process logs while it waits for Redis at start (src/redis.ts). */
+const WAITING_FOR_REDIS = 'waiting for Redis to answer';
+const WAITING_LIMIT_MS = 30_000;
+
+const waitingLines = (process: Supervised) => process.problems.get(WAITING_FOR_REDIS)?.count ?? 0;
+
+/** Polls `done` every 50 ms, at most `limitMs`. */
+async function until(done: () => boolean, limitMs: number): Promise<void> {
+  const end = Date.now() + limitMs;
+  while (!done() && Date.now() < end) await sleep(50);
+}
+
+/**
+ * kill -9, then starts again at once, as a supervisor would, while Redis is down: the process must
+ * wait for Redis (logging) and become ready once it is back. Resolves once it has been started.
+ */
+async function restartWhileDown(process: Supervised): Promise<{ ready: Promise<StartedWhileDown> }> {
+  await process.crash();
+  const startedAt = Date.now();
+  // Wrapped: an async function returning the promise itself would wait for it.
+  const ready = process.start().then(
+    (): StartedWhileDown => ({ process: process.name, startedAt, readyAt: Date.now(), failure: undefined }),
+    (error: unknown): StartedWhileDown => ({ process: process.name, startedAt, readyAt: undefined, failure: error instanceof Error ? (error.message.split('\n')[0] ?? error.message) : String(error) }),
+  );
+  return { ready };
+}
+
 export async function runFault(deps: FaultDeps, kind: FaultKind): Promise<FaultWindow> {
   const { settings } = deps;
   const title = FAULTS.find((f) => f.kind === kind)!.title;
@@ -151,6 +198,7 @@ export async function runFault(deps: FaultDeps, kind: FaultKind): Promise<FaultW
   let backAt: number;
   let quietBeforeBackAt: number | undefined;
   let probes: Promise<ProbeResult[]>;
+  let startedWhileDown: StartedWhileDown[] = [];
   switch (kind) {
     case 'kill': {
       at = Date.now();
@@ -175,9 +223,18 @@ export async function runFault(deps: FaultDeps, kind: FaultKind): Promise<FaultW
       at = Date.now();
       await deps.redis.kill('SIGKILL');
       probes = probe(deps, targets, undefined);
-      await sleep(settings.redisDownMs);
+      // The last web node (the balancer skips it until it is ready again) and the worker.
+      const restarted = [deps.cluster.nodes.at(-1)!, deps.cluster.worker];
+      const waitingBefore = restarted.map(waitingLines);
+      const starting = await Promise.all(restarted.map(restartWhileDown));
+      notes.push(`${starting.length} processes were killed and started again while Redis was down: ${restarted.map((p) => p.name).join(', ')}`);
+      // Redis stays down until both have booted and say they wait for it: a cold start (seconds of CPU
+      // on a busy machine) then never falls in the recovery being timed, and the waiting is seen, not assumed.
+      await until(() => restarted.every((p, i) => waitingLines(p) > waitingBefore[i]! || !p.running), WAITING_LIMIT_MS);
+      await sleep(Math.max(0, at + settings.redisDownMs - Date.now()));
       await deps.redis.startAgain();
       backAt = Date.now();
+      startedWhileDown = await Promise.all(starting.map((s) => s.ready));
       break;
     }
     case 'postgres': {
@@ -192,5 +249,5 @@ export async function runFault(deps: FaultDeps, kind: FaultKind): Promise<FaultW
   const results = await probes;
   const endedAt = await quiet(deps, backAt);
   const { ownership, firstLook } = await settledOwnership(deps);
-  return { kind, title, victim: victim?.name, at, backAt, endedAt, quietBeforeBackAt, probes: results, ownership, ownershipFirstLook: firstLook, notes };
+  return { kind, title, victim: victim?.name, at, backAt, endedAt, quietBeforeBackAt, probes: results, startedWhileDown, ownership, ownershipFirstLook: firstLook, notes };
 }

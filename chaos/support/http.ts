@@ -11,6 +11,8 @@ export interface SseEvent {
 export interface HttpOutcome {
   /** 0 when no answer came (connection refused or reset, timeout). */
   status: number;
+  /** The `Retry-After` header of the answer, when it had one. */
+  retryAfter?: string;
   /** The JSON body of a non-stream answer. */
   json?: Record<string, unknown>;
   /** Events of a text/event-stream answer, in order. */
@@ -51,6 +53,8 @@ export function post(baseUrl: string, path: string, body: unknown, headers: Reco
           responded = true;
           res.setEncoding('utf8');
           const status = res.statusCode ?? 0;
+          const header = res.headers['retry-after'];
+          const retryAfter = typeof header === 'string' ? { retryAfter: header } : {};
           const stream = /text\/event-stream/.test(String(res.headers['content-type']));
           let text = '';
           res.on('data', (chunk: string) => {
@@ -64,9 +68,9 @@ export function post(baseUrl: string, path: string, body: unknown, headers: Reco
               onEvent?.(event);
             }
           });
-          res.on('end', () => finish({ status, complete: true, ...(stream ? {} : { json: parseJson(text) }) }));
-          res.on('error', (error: NodeJS.ErrnoException) => finish({ status, complete: false, failure: error.code ?? error.message }));
-          res.on('aborted', () => finish({ status, complete: false, failure: 'aborted' }));
+          res.on('end', () => finish({ status, ...retryAfter, complete: true, ...(stream ? {} : { json: parseJson(text) }) }));
+          res.on('error', (error: NodeJS.ErrnoException) => finish({ status, ...retryAfter, complete: false, failure: error.code ?? error.message }));
+          res.on('aborted', () => finish({ status, ...retryAfter, complete: false, failure: 'aborted' }));
         },
       );
       req.setTimeout(idleMs, () => req.destroy(Object.assign(new Error('timeout'), { code: 'timeout' })));

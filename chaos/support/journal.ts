@@ -14,6 +14,9 @@ export interface Attempt {
   startedAt: number;
   endedAt: number;
   ok: boolean;
+  /** The HTTP status answered (0: none, the connection was refused, reset or timed out), and its `Retry-After`. */
+  status: number;
+  retryAfter: string | undefined;
   /** `done`, `handoff`, `200`, or what went wrong: `http 503 actor_unavailable`, `sse internal`, `ECONNREFUSED`, `timeout`, `cut after meta`... */
   outcome: string;
 }

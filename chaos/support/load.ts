@@ -60,7 +60,8 @@ export async function visitor(ctx: LoadContext, name: string, handoff: boolean):
       const verdict = streamVerdict(outcome, message);
       conversationId ??= [...message.conversationIds][0];
       if (handoff && n === 1 && conversationId && !ctx.journal.handoffConversations.includes(conversationId)) ctx.journal.handoffConversations.push(conversationId);
-      record(ctx, node, { sender: 'visitor', who: name, conversationId, clientId, node: node.name, startedAt, endedAt: Date.now(), ...verdict });
+      const answer = { status: outcome.status, retryAfter: outcome.retryAfter };
+      record(ctx, node, { sender: 'visitor', who: name, conversationId, clientId, node: node.name, startedAt, endedAt: Date.now(), ...answer, ...verdict });
       if (!verdict.ok) await sleep(message.visitorMessageIds.size ? RESEND_MS : RESEND_REFUSED_MS);
     }
     await pause(800);
@@ -150,7 +151,8 @@ export async function replyAttempt(ctx: LoadContext, entry: AgentReply, node: We
     entry.result = 'sent';
   }
   const what = outcome.status === 0 ? (outcome.failure ?? 'no answer') : `http ${outcome.status}${ok ? '' : ` ${String(outcome.json?.code ?? '')}`}`.trim();
-  record(ctx, node, { sender: entry.sender, who: entry.agent, conversationId: entry.conversationId, clientId: entry.clientId, node: node.name, startedAt, endedAt: Date.now(), ok, outcome: what });
+  const answer = { status: outcome.status, retryAfter: outcome.retryAfter };
+  record(ctx, node, { sender: entry.sender, who: entry.agent, conversationId: entry.conversationId, clientId: entry.clientId, node: node.name, startedAt, endedAt: Date.now(), ...answer, ok, outcome: what });
   return ok;
 }
 

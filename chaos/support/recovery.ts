@@ -53,6 +53,8 @@ export interface FaultFigures {
   events: Record<string, Record<string, number>>;
   problems: Record<string, Record<string, number>>;
   one_owner_after: boolean;
+  /** Redis only: processes killed and started again while it was down, and when each was ready, from when Redis was back. */
+  started_while_down: Array<{ process: string; ready_after_back_s: number | null; failure: string | null }>;
   bounds: Bound[];
   notes: string[];
 }
@@ -151,6 +153,7 @@ export function faultFigures(window: FaultWindow, journal: Journal, processes: r
     events,
     problems,
     one_owner_after: ownershipClean(window.ownership),
+    started_while_down: window.startedWhileDown.map((p) => ({ process: p.process, ready_after_back_s: p.readyAt === undefined ? null : s(Math.max(0, p.readyAt - window.backAt)), failure: p.failure ?? null })),
     notes: window.notes,
   };
   // Without a probe conversation on the victim (unlikely with 24 over 3 nodes) only the load times the fault.

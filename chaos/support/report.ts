@@ -32,6 +32,9 @@ export function formatReport(r: ChaosResult): string {
     for (const b of f.bounds) lines.push(`           ${yes(b.pass)} ${b.measures}: ${b.measured_s} s <= ${b.limit_s} s (${b.rule})`);
     const events = Object.entries(f.events).map(([who, seen]) => `${who}: ${Object.entries(seen).map(([what, n]) => `${what} x${n}`).join(', ')}`);
     if (events.length) lines.push(`           cluster: ${events.join('; ')}`);
+    for (const p of f.started_while_down) {
+      lines.push(`           started while it was down: ${p.process} ${p.failure ? `did not come up: ${p.failure}` : `ready ${p.ready_after_back_s} s after back`}`);
+    }
     lines.push(`           one owner per conversation afterwards: ${f.one_owner_after ? 'yes' : 'NO'}`);
     for (const note of f.notes) lines.push(`           note: ${note}`);
   }

@@ -67,8 +67,8 @@ export function runChecks(f: RunFacts): Check[] {
   const { journal, windows, faults, ownership, settings } = f;
   const describe = (name: string, c: ProcessRecord['crashes'][number]) => `${name} at ${c.at_s} s (exit ${String(c.code ?? c.signal)}): ${crashSummary(c.stderr)}`;
   const crashes = f.processes.flatMap((p) => p.crashes.filter((c) => c.started).map((c) => describe(p.name, c)));
-  // A supervisor's restart that cannot start yet (Redis still down) is how a node waits, not a crash.
-  const failedStarts = f.processes.flatMap((p) => p.crashes.filter((c) => !c.started).map((c) => `${describe(p.name, c)} (a restart that failed; retried)`));
+  // A process waits for Redis at start rather than exiting, so a start that fails is a crash too.
+  const failedStarts = f.processes.flatMap((p) => p.crashes.filter((c) => !c.started).map((c) => `${describe(p.name, c)} (a start that failed)`));
   const warned = f.processes.flatMap((p) => (p.problems[WARNED_REJECTION] ? [{ name: p.name, count: p.problems[WARNED_REJECTION] }] : []));
   const unfinished = [...journal.messages.filter((m) => m.result !== 'answered' && m.result !== 'held'), ...journal.replies.filter((r) => r.result !== 'sent')];
   const hung = journal.attempts.filter((a) => a.outcome === 'timeout' || a.outcome.includes('(timeout)'));
@@ -95,11 +95,13 @@ export function runChecks(f: RunFacts): Check[] {
       detail: faults.map((fault) => `${fault.kind}: ${fault.bounds.map((b) => `${b.measured_s} <= ${b.limit_s} s`).join(', ')}`).join('; '),
       examples: boundMisses,
     },
+    postgresAnswersCheck(journal, windows),
+    startedWhileDownCheck(faults),
     {
       name: 'no process crashed (exited without being told to, or would have)',
-      pass: crashes.length === 0 && warned.length === 0,
+      pass: crashes.length === 0 && failedStarts.length === 0 && warned.length === 0,
       detail:
-        `${crashes.length} unexpected exits of a running process over ${f.cluster.processes.length} supervised processes; ${failedStarts.length} supervisor restarts that failed to start (not counted)` +
+        `${crashes.length} unexpected exits of a running process over ${f.cluster.processes.length} supervised processes; ${failedStarts.length} starts that failed` +
         (f.nodeOptions ? `; ${warned.reduce((sum, w) => sum + w.count, 0)} unhandled rejections only warned about (NODE_OPTIONS), each fatal in a normal run` : ''),
       examples: [...crashes, ...warned.map((w) => `${w.name}: ${w.count} unhandled rejections (warned)`), ...failedStarts],
     },
@@ -122,6 +124,45 @@ export function runChecks(f: RunFacts): Check[] {
       examples: outside.slice(0, 5).map((a) => `${a.sender} ${a.who} via ${a.node} at ${seconds(a.endedAt - f.loadStartedAt)} s: ${a.outcome}`),
     },
   ];
+}
+
+/**
+ * While Postgres restarts, every answer (load and probe) is a success or an honest refusal: 503 with
+ * `Retry-After`. A stream whose message was stored before the database went away has already
+ * answered 200; its `error` event is counted apart, as are requests that got no answer at all.
+ */
+function postgresAnswersCheck(journal: Journal, windows: readonly FaultWindow[]): Check {
+  const name = 'every answer during the Postgres restart is a success or 503 with Retry-After (never 500)';
+  const window = windows.find((w) => w.kind === 'postgres');
+  if (!window) return { name, pass: false, detail: 'no Postgres fault ran', examples: [] };
+  const answers = journal.attempts.filter((a) => a.endedAt >= window.at && a.endedAt <= window.endedAt);
+  const refused = answers.filter((a) => a.status === 503 && a.retryAfter !== undefined);
+  const dishonest = answers.filter((a) => a.status >= 400 && !refused.includes(a));
+  const interrupted = answers.filter((a) => a.status > 0 && a.status < 400 && !a.ok);
+  const unanswered = answers.filter((a) => a.status === 0);
+  return {
+    name,
+    pass: dishonest.length === 0,
+    detail:
+      `${answers.length} requests ended in the window: ${answers.filter((a) => a.ok).length} succeeded, ${refused.length} 503 with Retry-After, ` +
+      `${interrupted.length} streams cut after their message was stored (200, then an error event), ${unanswered.length} without an answer; ${dishonest.length} other errors`,
+    examples: dishonest.slice(0, 5).map((a) => `${a.sender} ${a.who} via ${a.node}: ${a.outcome}${a.status === 503 ? ' (no Retry-After)' : ''}`),
+  };
+}
+
+/** A process can take this long after Redis is back: its reconnect back-off (at most 2 s), then the rest of its start. */
+const STARTED_WHILE_DOWN_LIMIT_S = 10;
+
+/** The web node and the worker started while Redis was down waited for it, then came up once it was back. */
+function startedWhileDownCheck(faults: readonly FaultFigures[]): Check {
+  const started = faults.flatMap((f) => f.started_while_down);
+  const late = started.filter((p) => p.ready_after_back_s === null || p.ready_after_back_s > STARTED_WHILE_DOWN_LIMIT_S);
+  return {
+    name: 'a process started while Redis is down comes up once it is back',
+    pass: started.length > 0 && late.length === 0,
+    detail: `${started.length} processes started while Redis was down: ${started.map((p) => `${p.process} ${p.failure ? 'never ready' : `ready ${p.ready_after_back_s} s after Redis was back`}`).join(', ')} (allowed ${STARTED_WHILE_DOWN_LIMIT_S} s)`,
+    examples: late.map((p) => `${p.process}: ${p.failure ?? `ready only ${p.ready_after_back_s} s after Redis was back`}`),
+  };
 }
 
 /** Every failed request, cluster event and provider call whose answer was not stored, in order, seconds from the start of the load. */

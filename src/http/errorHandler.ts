@@ -1,5 +1,6 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
-import { AppError, badRequest, payloadTooLarge } from '../errors';
+import { isDatabaseUnavailable, warnDatabaseUnavailable } from '../db/unavailable';
+import { AppError, badRequest, databaseUnavailable, payloadTooLarge } from '../errors';
 
 /** Unknown routes: 404 JSON like every other rejection. */
 export const routeNotFound: RequestHandler = (req) => {
@@ -7,11 +8,17 @@ export const routeNotFound: RequestHandler = (req) => {
 };
 
 /**
- * The one place errors become responses: `{message, code}` plus `errors` on 422. Unknown errors are
- * logged with the request id and answered 500 with a generic message, never their text.
+ * The one place errors become responses: `{message, code}` plus `errors` on 422. An unreachable
+ * database is 503 with `Retry-After` and a throttled warning (an outage is not a bug, and would
+ * otherwise log a stack per request). Other unknown errors are logged with the request id and
+ * answered 500 with a generic message, never their text.
  */
 export const errorHandler: ErrorRequestHandler = (error: unknown, req, res, _next) => {
-  const known = toAppError(error);
+  let known = toAppError(error);
+  if (!known && isDatabaseUnavailable(error)) {
+    warnDatabaseUnavailable(req.log, error, `${req.method} ${req.path}`);
+    known = databaseUnavailable();
+  }
   if (!known) {
     req.log.error({ err: error }, 'unhandled error');
   }
@@ -30,9 +37,11 @@ export const errorHandler: ErrorRequestHandler = (error: unknown, req, res, _nex
   });
 };
 
-/** Our own errors, and body-parser's client errors mapped onto the same shape. */
+/** Our own errors, and the client errors of the router (a path that does not decode) and body-parser mapped onto the same shape. */
 function toAppError(error: unknown): AppError | undefined {
   if (error instanceof AppError) return error;
+  // The router decodes path parameters before any route runs (and marks its failure 400): `%FF` alone is not UTF-8.
+  if (error instanceof URIError && (error as { status?: unknown }).status === 400) return badRequest('The request path is not valid: it holds a percent-encoded sequence that is not UTF-8.');
   if (typeof error !== 'object' || error === null) return undefined;
   if (!('type' in error)) return exposedClientError(error);
   switch (error.type) {

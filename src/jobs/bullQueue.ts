@@ -1,5 +1,6 @@
 import { Queue, Worker, type BackoffOptions, type KeepJobs } from 'bullmq';
 import type { Logger } from 'pino';
+import { throttledWarn } from '../logger';
 import { BullConnections, bullPrefix } from './bullConnections';
 import {
   JOB_POLICIES,
@@ -86,6 +87,8 @@ export async function startBullWorkers(
 ): Promise<{ close(): Promise<void> }> {
   const connections = new BullConnections(redisUrl);
   const names = Object.keys(processors) as JobName[];
+  // While Redis is away every worker reports each failed reconnect; a few lines a minute say as much.
+  const warnWorkerError = throttledWarn();
   const workers = names.map((name) => {
     const process = processors[name] as JobProcessor<JobName>;
     const backoffMs = JOB_POLICIES[name].backoffMs;
@@ -103,7 +106,7 @@ export async function startBullWorkers(
       },
     );
     worker.on('failed', (job, error) => logger.warn({ err: error, job: job?.id, attempts: job?.attemptsMade }, 'job failed'));
-    worker.on('error', (error) => logger.warn({ err: error }, 'job worker error'));
+    worker.on('error', (error) => warnWorkerError(logger, { err: error }, 'job worker error'));
     return worker;
   });
   await Promise.all(workers.map((worker) => worker.waitUntilReady()));

@@ -3,6 +3,7 @@ import { ENDPOINTS } from './endpoints';
 import { requestJsonSchema, responseComponents, responseJsonSchema, type JsonSchema } from './jsonSchema';
 import { PATH_PARAMS } from './params';
 import { pathParams, type Answer, type Auth, type Endpoint, type Surface } from './registry';
+import { errorBody } from './responses/common';
 import { packageVersion } from '../version';
 
 const SURFACES: Record<Surface, { name: string; description: string }> = {
@@ -113,7 +114,7 @@ function requestBodyOf(body: NonNullable<Endpoint['body']>) {
 function responseOf(answer: Answer, status: number, endpoint: Endpoint) {
   const headers = {
     ...(endpoint.limit && status < 500 && RATE_HEADERS),
-    ...(status === 429 && { 'Retry-After': { description: 'Seconds to wait.', schema: { type: 'integer' } } }),
+    ...((status === 429 || (status === 503 && answer.json === errorBody)) && { 'Retry-After': { description: 'Seconds to wait.', schema: { type: 'integer' } } }),
   };
   const content = answer.json
     ? { 'application/json': { schema: responseJsonSchema(answer.json) } }

@@ -1,15 +1,17 @@
 import type { Logger } from 'pino';
 import { z } from 'zod';
+import { isDatabaseUnavailable, warnDatabaseUnavailable } from '../db/unavailable';
+import { DATABASE_RETRY_AFTER_SECONDS, databaseUnavailable } from '../errors';
 import { Chatbot, Company, Conversation } from '../models';
 import { resolveToken } from '../domain/accounts/tokens';
 import type { RealtimeSocket, SocketIdentity } from './events';
 
-/** A refused connection: the client sees `message` and `data.code` on its connect_error. */
+/** A refused connection: the client sees `message` and `data` (`code`, and `retry_after` seconds when trying again later helps) on its connect_error. */
 class Refused extends Error {
-  readonly data: { code: string };
-  constructor(code: 'unauthenticated' | 'forbidden', message: string) {
+  readonly data: { code: string; retry_after?: number };
+  constructor(code: 'unauthenticated' | 'forbidden' | 'database_unavailable', message: string, retryAfter?: number) {
     super(message);
-    this.data = { code };
+    this.data = { code, ...(retryAfter !== undefined && { retry_after: retryAfter }) };
   }
 }
 
@@ -35,6 +37,11 @@ export function connectionAuth(logger: Logger) {
       },
       (error: unknown) => {
         if (error instanceof Refused) return next(error);
+        // Not the client's fault, and not a reason for an app to drop its token: it should connect again shortly.
+        if (isDatabaseUnavailable(error)) {
+          warnDatabaseUnavailable(logger, error, 'realtime connection auth');
+          return next(new Refused('database_unavailable', databaseUnavailable().message, DATABASE_RETRY_AFTER_SECONDS));
+        }
         logger.error({ err: error }, 'realtime connection auth failed');
         next(new Refused('unauthenticated', 'The connection could not be authenticated. Try again.'));
       },

@@ -1,7 +1,7 @@
 import { createShardedAdapter } from '@socket.io/redis-adapter';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { connectRedis } from '../redis';
+import { connectRedis, untilReady } from '../redis';
 
 /** How events cross nodes: Redis sharded pub/sub in cluster mode, nothing (Socket.IO's in-memory adapter) on a single node. */
 export interface FanOut {
@@ -25,7 +25,7 @@ export async function redisFanOut(url: string, prefix: string, logger: Logger): 
     // A subscription asked for during an outage waits for the reconnect instead of failing after a few retries.
     sub = pub.duplicate({ connectionName: 'parley:io-sub', maxRetriesPerRequest: null });
     sub.on('error', () => undefined); // pub logs the outage; one report per outage is enough
-    await sub.connect();
+    await untilReady(sub);
   } catch (error) {
     pub.disconnect();
     sub?.disconnect();

@@ -85,6 +85,16 @@ describe('agent app: push and notifications', () => {
       assert.equal(await PushSubscription.count({ where: { userId: agent.id } }), 0);
     });
 
+    it('validates the body before refusing for missing configuration: an invalid one is 422 on either server', async () => {
+      const { token } = await agentTenant();
+      const invalid = { endpoint: 'not a url', keys: { p256dh: 'p' } };
+      for (const baseUrl of [server().url, configured.url]) {
+        const reply = await request('POST', '/api/agent/push/subscriptions', { token, body: invalid, baseUrl });
+        assert.equal(reply.status, 422, baseUrl);
+        assert.deepEqual(Object.keys(reply.body.errors).sort(), ['endpoint', 'keys.auth']);
+      }
+    });
+
     it('creates a subscription (201), then updates the same endpoint (200) instead of adding a second', async () => {
       const { company, agent, token } = await agentTenant();
       const url = endpoint();
@@ -198,7 +208,8 @@ describe('agent app: push and notifications', () => {
       assert.deepEqual([foreign.status, foreign.body], [200, message], 'the same answer, so it tells nothing');
       assert.equal(await PushSubscription.count({ where: { endpoint: theirUrl } }), 1, 'another user\'s record stays');
 
-      for (const body of [{}, { endpoint: '  ' }, { endpoint: 5 }, { endpoint: `https://x.test/${'x'.repeat(2048)}` }]) {
+      const notUrls = ['not a url', 'push.example.test/send/abc', 'javascript:alert(1)', 'http://push.example.test/send/abc'].map((endpoint) => ({ endpoint }));
+      for (const body of [{}, { endpoint: '  ' }, { endpoint: 5 }, { endpoint: `https://x.test/${'x'.repeat(2048)}` }, ...notUrls]) {
         const reply = await unsubscribe(mine.token, body);
         assert.equal(reply.status, 422, JSON.stringify(body).slice(0, 60));
         assert.ok(reply.body.errors.endpoint);

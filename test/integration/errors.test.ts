@@ -1,6 +1,11 @@
 import { strict as assert } from 'node:assert';
+import { ENDPOINTS } from '../../src/openapi/endpoints';
+import { endpointKey, pathParams } from '../../src/openapi/registry';
 import { request } from '../support/http';
+import { serveLoggedApp } from '../support/loggedApp';
 import { serveMiniApp } from '../support/miniApp';
+import { freshIp } from '../support/portal';
+import { sweepTenant } from '../support/sweepTenant';
 import * as make from '../support/factories';
 import { validationFailed } from '../../src/errors';
 
@@ -67,4 +72,35 @@ describe('errors: one shape everywhere', () => {
       await app.close();
     }
   });
+
+  it('400 JSON for a path that does not percent-decode (`%FF`), on every route with a path parameter, and no error logged', async function () {
+    this.timeout(60_000);
+    const tenant = await sweepTenant({ liveVisitor: false });
+    const app = await serveLoggedApp();
+    try {
+      const answers: string[] = [];
+      for (const endpoint of ENDPOINTS) {
+        const token = endpoint.auth === 'none' ? undefined : tenant.tokens[endpoint.auth];
+        for (const broken of pathParams(endpoint.path)) {
+          // The other parameters name real records, so only the broken one can be the problem.
+          const path = endpoint.path.replace(/\{(\w+)\}/g, (_, name: string) => (name === broken ? 'x%FFy' : encodeURIComponent(tenant.params[name]!)));
+          const reply = await request(endpoint.method.toUpperCase(), path, { token, baseUrl: app.url, headers: { 'X-Forwarded-For': freshIp() } });
+          const body = reply.body as Record<string, unknown>;
+          if (reply.status !== 400 || body.code !== 'bad_request' || typeof body.message !== 'string') answers.push(`${endpointKey(endpoint)} {${broken}}: ${reply.status} ${JSON.stringify(body)}`);
+        }
+      }
+      for (const path of ['/widget/%FF/config', '/api/v1/chatbots/%FF']) {
+        const reply = await request('GET', path, { token: path.startsWith('/api/v1') ? tenant.tokens.api : undefined, baseUrl: app.url, headers: { 'X-Forwarded-For': freshIp() } });
+        assert.deepEqual([reply.status, reply.body.code], [400, 'bad_request'], path);
+        assert.match(reply.body.message, /percent-encoded/);
+      }
+      assert.deepEqual(answers, []);
+      const errors = app.logs.filter((line) => Number(line.level) >= 50);
+      assert.deepEqual(errors.map((line) => line.msg), [], 'a client mistake is never logged at error level');
+      assert.ok(app.logs.some((line) => (line.res as { statusCode?: number } | undefined)?.statusCode === 400 && line.level === 30), 'each 400 is an info line');
+    } finally {
+      await app.close();
+    }
+  });
 });
+

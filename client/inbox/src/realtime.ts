@@ -8,6 +8,7 @@ interface Socket {
   on(event: string, listener: (...args: never[]) => void): void;
   onAny(listener: (event: string, envelope: Envelope) => void): void;
   timeout(ms: number): { emitWithAck(event: string, payload: unknown): Promise<{ ok: boolean; message?: string }> };
+  connect(): void;
   disconnect(): void;
 }
 type Io = (url: string, options: Record<string, unknown>) => Socket;
@@ -71,9 +72,11 @@ export class Realtime {
       });
     });
     socket.on('disconnect', () => this.handlers.state(false));
-    socket.on('connect_error', (error: { data?: { code?: string } }) => {
+    socket.on('connect_error', (error: { data?: { code?: string; retry_after?: number } }) => {
       this.handlers.state(false);
       if (error?.data?.code === 'unauthenticated') this.handlers.refused();
+      // The client never retries a refusal by itself; this one (the server's database is away) is worth retrying.
+      else if (error?.data?.code === 'database_unavailable') setTimeout(() => this.socket === socket && !this.closed && socket.connect(), 1000 * (error.data.retry_after ?? 5));
     });
     socket.onAny((_name, envelope) => {
       if (envelope && typeof envelope === 'object' && envelope.data) this.handlers.event(envelope);

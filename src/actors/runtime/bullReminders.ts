@@ -1,5 +1,6 @@
 import { Queue, Worker } from 'bullmq';
 import type { Logger } from 'pino';
+import { throttledWarn } from '../../logger';
 import { BullConnections, bullPrefix } from '../../jobs/bullConnections';
 import type { UntypedMessage } from './protocol';
 import { reminderId, type ReminderDelivery, type Reminders } from './reminders';
@@ -32,7 +33,9 @@ export class BullReminders implements Reminders {
       { connection: this.connections.next('reminders'), prefix, concurrency: 16 },
     );
     this.worker.on('failed', (job, error) => logger.warn({ err: error, reminder: job?.id, attempts: job?.attemptsMade }, 'reminder delivery failed'));
-    this.worker.on('error', (error) => logger.warn({ err: error }, 'reminder worker error'));
+    // Each failed reconnect while Redis is away is reported; a few lines a minute say as much.
+    const warnWorkerError = throttledWarn();
+    this.worker.on('error', (error) => warnWorkerError(logger, { err: error }, 'reminder worker error'));
   }
 
   async schedule(kind: string, id: string, message: UntypedMessage, { key, delayMs }: { key: string; delayMs: number }): Promise<void> {

@@ -1,4 +1,5 @@
-import { AppError } from '../../errors';
+import { isDatabaseUnavailable } from '../../db/unavailable';
+import { AppError, databaseUnavailable } from '../../errors';
 
 const RETRY_AFTER = { 'Retry-After': '2' };
 
@@ -17,7 +18,10 @@ export const ownerLost = (what: string) =>
 export const turnTimedOut = (what: string) =>
   new AppError(503, 'turn_timeout', `${what} did not answer in time. Try again.`, { headers: RETRY_AFTER });
 
-/** The answer sent back over the wire for a failed turn. Only AppErrors keep their text. */
+/**
+ * The answer sent back over the wire for a failed turn. Only AppErrors keep their text; a turn that
+ * could not reach the database answers as a request would (503 `database_unavailable`), not 500.
+ */
 export interface WireError {
   status: number;
   code: string;
@@ -28,6 +32,7 @@ export interface WireError {
 }
 
 export function toWireError(error: unknown): WireError {
+  if (isDatabaseUnavailable(error)) return toWireError(databaseUnavailable());
   if (error instanceof AppError) return { status: error.status, code: error.code, message: error.message, ...error.details };
   return { status: 500, code: 'actor_error', message: 'The action failed on the server.' };
 }

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { isDatabaseUnavailable, warnDatabaseUnavailable } from '../../db/unavailable';
 import { AppError } from '../../errors';
 import type { LeaseStore } from '../cluster/leases';
 import type { Membership } from '../cluster/membership';
@@ -206,7 +207,8 @@ export class ActorRouter implements Actors {
       (v) => this.answer(ask.r, { t: 'ok', c: ask.c, v }),
       (error: unknown) => {
         if (error instanceof NotOwner) return this.answer(ask.r, { t: 'moved', c: ask.c });
-        if (!(error instanceof AppError)) this.options.logger.error({ err: error, actor: ask.kind, id: ask.id }, 'actor turn failed');
+        if (isDatabaseUnavailable(error)) warnDatabaseUnavailable(this.options.logger, error, `${ask.kind} actor turn`);
+        else if (!(error instanceof AppError)) this.options.logger.error({ err: error, actor: ask.kind, id: ask.id }, 'actor turn failed');
         return this.answer(ask.r, { t: 'err', c: ask.c, e: toWireError(error) });
       },
     );

@@ -6,7 +6,7 @@ import type { Endpoint } from '../registry';
 
 type Agent = Pick<Endpoint, 'surface' | 'auth'>;
 
-const notConfigured = 'Web push is not configured on this server (no VAPID keys); checked before the body.';
+const notConfigured = 'Web push is not configured on this server (no VAPID keys); checked after the body (an invalid body is 422 either way).';
 
 /** Web push: the VAPID key, device subscriptions, and notification preferences. */
 export const pushEndpoints = (agent: Agent): Endpoint[] => [

@@ -24,13 +24,17 @@ function isHttpsUrl(value: string): boolean {
   }
 }
 
+/** A push endpoint: the key a device's subscription is saved and removed by. */
+const pushEndpoint = z.string().max(2048).refine(notBlank, { message: 'The endpoint field is required.', abort: true }).refine(isHttpsUrl, 'The endpoint field must be an https URL.');
+
 export const subscriptionBody = z.object({
-  endpoint: z.string().max(2048).refine(isHttpsUrl, 'The endpoint field must be an https URL.'),
+  endpoint: pushEndpoint,
   keys: z.object({ p256dh: pushKey('p256dh'), auth: pushKey('auth') }),
   device_name: deviceName,
 });
 
-export const unsubscribeBody = z.object({ endpoint: z.string().max(2048).refine(notBlank, 'The endpoint field is required.') });
+// Only https endpoints are ever saved, so anything else is a client mistake, not a device to forget.
+export const unsubscribeBody = z.object({ endpoint: pushEndpoint });
 
 const clockTime = (field: string) =>
   z.string().refine(isClockTime, `The ${field} field must be a time in HH:MM format, 00:00 to 23:59.`).nullable().optional();
@@ -109,8 +113,9 @@ export function pushRoutes(ctx: AppContext): Router {
   });
 
   router.post('/push/subscriptions', rateLimit(ctx.limiters, { name: 'agent-push-subscribe', points: 20, duration: 60, by: 'user' }), async (req, res) => {
-    if (!ctx.config.vapid) throw pushNotConfigured();
+    // An invalid body is the client's mistake wherever it is sent: 422 first, then whether this server can push at all.
     const body = parse(subscriptionBody, req.body);
+    if (!ctx.config.vapid) throw pushNotConfigured();
     const saved = await savePushSubscription(authOf(req).user, {
       endpoint: body.endpoint,
       p256dh: body.keys.p256dh,
