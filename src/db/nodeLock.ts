@@ -119,7 +119,8 @@ export class NodeLock extends EventEmitter<{ lost: [error: DatabaseInUse] }> {
   private dropped(client: pg.Client): void {
     if (this.client !== client || this.closed) return;
     this.client = undefined;
-    this.logger.error('lost the database lock with its connection; taking it again');
+    // A dependency going away (a Postgres restart), not a fault of this process: a warning, like every other outage line.
+    this.logger.warn('lost the database lock with its connection; taking it again');
     this.retryMs = FIRST_RETRY_MS;
     this.scheduleRetake();
   }
