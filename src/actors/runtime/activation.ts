@@ -109,8 +109,12 @@ export class Activation {
     this.closed = true;
     this.current?.controller?.abort(ownerLost(`${this.env.kind} ${this.env.id}`));
     for (const job of this.queue.splice(0)) job.reject(new NotOwner());
+    if (this.instance) await this.deactivate(this.instance);
+  }
+
+  private async deactivate(instance: UntypedInstance): Promise<void> {
     try {
-      await this.instance?.deactivate?.();
+      await instance.deactivate?.();
     } catch (error) {
       this.env.logger.error({ err: error, actor: this.env.kind, id: this.env.id }, 'actor deactivation failed');
     }
@@ -160,11 +164,19 @@ export class Activation {
   }
 
   private async activateThen(job: Job): Promise<void> {
+    let instance: UntypedInstance;
     try {
-      this.instance = await this.activate();
+      instance = await this.activate();
     } catch (error) {
       return job.reject(error); // the next message tries to activate again
     }
+    if (this.closed) {
+      // The shard left while the state loaded (the chaos suite caught such a copy living on): this
+      // copy never serves. Undo what activating set up and let the caller retry at the new owner.
+      await this.deactivate(instance);
+      return job.reject(new NotOwner());
+    }
+    this.instance = instance;
     await this.turn(job);
   }
 
