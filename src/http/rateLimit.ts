@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import ipaddr from 'ipaddr.js';
 import type { RequestHandler } from 'express';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { tooManyRequests } from '../errors';
@@ -38,7 +39,7 @@ export type LimitKey = 'ip' | 'user';
 export function rateLimit(limiters: LimiterFactory, options: LimiterOptions & { by: LimitKey }): RequestHandler {
   const limiter = limiters(options);
   return async (req, res, next) => {
-    const key = options.by === 'user' && req.auth ? `user:${req.auth.user.id}` : `ip:${req.ip ?? 'unknown'}`;
+    const key = options.by === 'user' && req.auth ? `user:${req.auth.user.id}` : `ip:${ipLimitKey(req.ip)}`;
     res.setHeader('X-RateLimit-Limit', String(options.points));
     try {
       const result = await limiter.consume(key);
@@ -50,4 +51,19 @@ export function rateLimit(limiters: LimiterFactory, options: LimiterOptions & { 
     }
     next();
   };
+}
+
+/**
+ * The per-IP counter a client address spends: IPv4 (and IPv4-mapped IPv6) by the address, IPv6 by its
+ * /64. One subscriber usually gets a whole /64, so keying by full address would give one client 2^64
+ * budgets. Anything unparsable is kept as is (it still gets a counter of its own).
+ */
+export function ipLimitKey(ip: string | undefined): string {
+  if (!ip) return 'unknown';
+  const bare = ip.replace(/^\[|\]$/g, '').replace(/%.*$/, '');
+  if (!ipaddr.isValid(bare)) return ip;
+  const address = ipaddr.process(bare);
+  if (address.kind() === 'ipv4') return address.toString();
+  const prefix = new ipaddr.IPv6([...(address as ipaddr.IPv6).parts.slice(0, 4), 0, 0, 0, 0]);
+  return `${prefix.toString()}/64`;
 }

@@ -62,8 +62,9 @@ for (const [store, factory] of stores) {
   });
 
   describe(`login lockout (${store} store)`, () => {
+    const fail = async (lockout: LoginLockout, email: string) => (await lockout.begin(email)).failed();
     const isLocked = async (lockout: LoginLockout, email: string) =>
-      lockout.assertNotLocked(email).then(
+      lockout.begin(email).then(
         () => false,
         (error: unknown) => {
           assert.ok(error instanceof AppError && error.status === 429);
@@ -75,15 +76,30 @@ for (const [store, factory] of stores) {
     it('locks an email after 5 failures within the window, whatever its case, and only that email', async () => {
       const lockout = new LoginLockout(factory());
       const email = `${uniqueName()}@example.test`;
-      for (let i = 0; i < 4; i++) await lockout.recordFailure(email);
-      assert.equal(await isLocked(lockout, email), false, 'four failures do not lock');
-      await lockout.recordFailure(email.toUpperCase());
+      for (let i = 0; i < 4; i++) await fail(lockout, email);
+      await fail(lockout, email.toUpperCase());
       assert.equal(await isLocked(lockout, email), true);
       assert.equal(await isLocked(lockout, `other-${email}`), false);
       await lockout.clear(email);
       assert.equal(await isLocked(lockout, email), false, 'a successful sign-in clears the counter');
     });
+
+    it('reserves attempts atomically: of 20 begun at once, exactly 5 get to check a password', async () => {
+      const lockout = new LoginLockout(factory());
+      const email = `${uniqueName()}@example.test`;
+      const settled = await Promise.allSettled(Array.from({ length: 20 }, () => lockout.begin(email)));
+      assert.equal(settled.filter((s) => s.status === 'fulfilled').length, 5);
+    });
+
+    it('refunds an abandoned attempt: it does not count towards the lock', async () => {
+      const lockout = new LoginLockout(factory());
+      const email = `${uniqueName()}@example.test`;
+      for (let i = 0; i < 4; i++) await fail(lockout, email);
+      await (await lockout.begin(email)).abandoned();
+      assert.equal(await isLocked(lockout, email), false);
+    });
   });
+
 }
 
 describe('login lockout across surfaces and nodes (redis)', () => {
@@ -91,9 +107,9 @@ describe('login lockout across surfaces and nodes (redis)', () => {
     const portal = new LoginLockout(limiterFactory(redis, TEST_REDIS_PREFIX));
     const agent = new LoginLockout(limiterFactory(redis, TEST_REDIS_PREFIX));
     const email = `${uniqueName()}@example.test`;
-    for (let i = 0; i < 3; i++) await portal.recordFailure(email);
-    for (let i = 0; i < 2; i++) await agent.recordFailure(email);
-    await assert.rejects(portal.assertNotLocked(email), (e: unknown) => e instanceof AppError && e.status === 429);
-    await assert.rejects(agent.assertNotLocked(email), (e: unknown) => e instanceof AppError && e.status === 429);
+    for (let i = 0; i < 3; i++) await (await portal.begin(email)).failed();
+    for (let i = 0; i < 2; i++) await (await agent.begin(email)).failed();
+    await assert.rejects(portal.begin(email), (e: unknown) => e instanceof AppError && e.status === 429);
+    await assert.rejects(agent.begin(email), (e: unknown) => e instanceof AppError && e.status === 429);
   });
 });

@@ -67,8 +67,8 @@ export async function v1Tenant(plan: PlanName = 'pro') {
 }
 
 /** One failed sign-in as another surface (web or agent login) records it: the lockout counter is shared. */
-export function lockoutFailure(email: string): Promise<void> {
-  return server().ctx.lockout.recordFailure(email);
+export async function lockoutFailure(email: string): Promise<void> {
+  await (await server().ctx.lockout.begin(email)).failed();
 }
 
 /** A knowledge source row as stored (no indexing); `parentId` makes it a crawled page of another. */

@@ -20,21 +20,32 @@ export type Admission = (user: SignedInUser) => string | undefined;
 let decoyHash: Promise<string> | undefined;
 
 /**
- * Password sign-in shared by the portal and the agent app. Order: lockout (429), credentials (401,
- * counted towards the shared lockout), then the surface's admission (403, not counted: the password was right).
+ * Password sign-in shared by the portal and the agent app. Order: lockout (429: reserves one attempt,
+ * or refuses once 5 are spent), credentials (401, the attempt stays counted; a right password clears the
+ * counter), then the surface's admission (403, not counted: the password was right).
  * A proven password also upgrades a hash stored with weaker parameters, even when the surface then
  * refuses the user: that is the one moment the plain password is known.
  */
 export async function signIn(lockout: LoginLockout, email: string, password: string, admit: Admission): Promise<SignedInUser> {
-  await lockout.assertNotLocked(email);
-  const user = await findUserByEmail(email);
-  const stored = user?.passwordHash ?? (await (decoyHash ??= hashPassword('decoy password')));
-  const passwordMatches = await verifyPassword(password, stored);
+  // Reserved before the slow hash check, so a parallel burst cannot run more checks than the lockout allows.
+  const attempt = await lockout.begin(email);
+  let user: User | null;
+  let passwordMatches: boolean;
+  try {
+    user = await findUserByEmail(email);
+    const stored = user?.passwordHash ?? (await (decoyHash ??= hashPassword('decoy password')));
+    passwordMatches = await verifyPassword(password, stored);
+  } catch (error) {
+    // A broken lookup says nothing about the password: it must not count towards locking the user out.
+    // The original error is what the caller needs to see, not a failed refund.
+    await attempt.abandoned().catch(() => undefined);
+    throw error;
+  }
   if (!user || !passwordMatches) {
-    await lockout.recordFailure(email);
+    await attempt.failed();
     throw new AppError(401, 'invalid_credentials', WRONG_CREDENTIALS);
   }
-  await lockout.clear(email);
+  await attempt.succeeded();
   await upgradePasswordHash(user, password);
   const company = await Company.findByPk(user.companyId, { rejectOnEmpty: true });
   const signedIn = Object.assign(user, { company }) as SignedInUser;
