@@ -10,7 +10,7 @@ import { countedRuns } from './countedRuns';
 import type { JobProcessors } from './definitions';
 
 export interface ProcessorOptions {
-  /** Push delivery overrides (tests: a clock, a TLS agent trusting a local push service). */
+  /** Push delivery overrides (tests: a clock, the certificate of a local push service). */
   push?: PushRuntimeOptions;
 }
 

@@ -150,7 +150,7 @@ describe('domain metrics', function () {
       queue = new InProcessJobQueue(base.logger);
       // The suite's server has no VAPID keys; this context has, and shares its metrics.
       const ctx: AppContext = { ...base, config: Object.freeze({ ...base.config, vapid: VAPID }), jobs: queue };
-      queue.process(jobProcessors(ctx, { push: { agent: fake.agent } }));
+      queue.process(jobProcessors(ctx, { push: { ca: fake.ca } }));
       const { company, owner } = await make.workspace();
       const [kept, gone] = [fake.subscribe(), fake.subscribe()];
       for (const device of [kept, gone]) await savePushSubscription(owner, { endpoint: device.endpoint, p256dh: device.keys.p256dh, auth: device.keys.auth });

@@ -51,7 +51,7 @@ describe('web push: fan-out and delivery', function () {
     const base = server().ctx;
     queue = new InProcessJobQueue(base.logger);
     const ctx: AppContext = { ...base, config: Object.freeze({ ...base.config, vapid: VAPID }), jobs: queue, redis: options.redis === false ? undefined : base.redis };
-    processors = jobProcessors(ctx, { push: { agent: fake.agent, now: options.now, throttleWindowMs: options.throttleWindowMs } });
+    processors = jobProcessors(ctx, { push: { ca: fake.ca, now: options.now, throttleWindowMs: options.throttleWindowMs } });
     queue.process(processors);
     return ctx;
   }

@@ -35,7 +35,7 @@ describe('web push on BullMQ (cluster mode)', function () {
     const base = server().ctx;
     queue = new BullJobQueue(REDIS_URL, prefix);
     ctx = { ...base, config: Object.freeze({ ...base.config, vapid: VAPID, redisPrefix: prefix }), jobs: queue };
-    const { 'push-fanout': fanout, 'push-deliver': deliver } = jobProcessors(ctx, { push: { agent: fake.agent } });
+    const { 'push-fanout': fanout, 'push-deliver': deliver } = jobProcessors(ctx, { push: { ca: fake.ca } });
     workers = await startBullWorkers(REDIS_URL, prefix, { 'push-fanout': fanout, 'push-deliver': deliver }, base.logger);
   });
   after(async () => {

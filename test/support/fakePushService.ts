@@ -57,6 +57,8 @@ export interface FakePushService {
   origin: string;
   /** PEM file of this service's self-signed certificate, for a child process's NODE_EXTRA_CA_CERTS. */
   caFile: string;
+  /** That certificate (PEM), for push delivery's own agent (`jobProcessors(ctx, { push: { ca } })`). */
+  ca: Buffer;
   /** A TLS agent trusting that certificate, for in-process senders. */
   agent: Agent;
   /** A new device: an endpoint here and its public keys, as a browser's PushSubscription.toJSON() gives. */
@@ -136,6 +138,7 @@ export async function startFakePushService(): Promise<FakePushService> {
   return {
     origin,
     caFile,
+    ca: cert,
     agent,
     subscribe() {
       const ecdh = createECDH('prime256v1');

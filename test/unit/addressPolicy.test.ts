@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
-import { isPublicAddress } from '../../src/domain/knowledge/crawler';
+import { isPublicAddress } from '../../src/net/outboundAddress';
 
-describe('crawler address policy', () => {
+describe('outbound address policy', () => {
   const refused = [
     '127.0.0.1', '10.0.0.5', '172.16.0.1', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0',
     '::1', 'fe80::1', 'fc00::1', 'fd00:ec2::254', '::ffff:127.0.0.1', '::ffff:10.0.0.1', '224.0.0.1',

@@ -15,6 +15,7 @@ describe('config', () => {
     assert.equal(config.singleNode, true);
     assert.equal(config.embeddedDatabase, false);
     assert.deepEqual(config.crawl, { allowPrivate: false, maxPages: 50, maxBytesPerPage: 2 * 1024 * 1024 });
+    assert.deepEqual(config.outbound, { allowPrivate: false });
     assert.equal(config.providerTimeoutMs, 60_000);
     assert.equal(config.vapid, undefined);
     assert.equal(config.metricsToken, undefined);
@@ -43,12 +44,14 @@ describe('config', () => {
       PROVIDER_OPENAI_BASE_URL: 'http://127.0.0.1:9999/v1',
       PROVIDER_CLAUDE_API_KEY: 'sk-ant-test',
       CRAWL_ALLOW_PRIVATE: '1',
+      OUTBOUND_ALLOW_PRIVATE: '1',
     });
     assert.equal(config.singleNode, false);
     assert.equal(config.providers.openai.baseUrl, 'http://127.0.0.1:9999/v1');
     assert.equal(config.providers.claude.apiKey, 'sk-ant-test');
     assert.equal(config.providers.gemini.apiKey, undefined);
     assert.equal(config.crawl.allowPrivate, true);
+    assert.equal(config.outbound.allowPrivate, true);
   });
 
   it('reads METRICS_TOKEN and WORKER_PORT (0 picks a free port)', () => {

@@ -2,6 +2,7 @@ import { UnrecoverableError } from 'bullmq';
 import { sendNotification, WebPushError } from 'web-push';
 import type { AppContext } from '../../context';
 import { RetryAfter } from '../../jobs/retryAfter';
+import { AddressRefused, checkLiteralHost } from '../../net/outboundAddress';
 import { PushSubscription } from '../../models';
 import { DELIVERY, ttlLeft } from './delivery';
 import type { PushDeliveryJob } from './jobs';
@@ -16,7 +17,10 @@ export type DeliveryOutcome =
   | 'gone'
   /** Its TTL ran out (or would, before the push service lets us retry). */
   | 'expired'
-  /** The push service refused it for good (another 4xx): logged, not retried. */
+  /**
+   * The push service refused it for good (another 4xx): logged, not retried. Also an endpoint whose
+   * host is or resolves to an address the outbound policy refuses: never connected to, record deleted.
+   */
   | 'refused'
   /** VAPID keys were removed since the event was raised. */
   | 'unconfigured';
@@ -61,13 +65,15 @@ async function attemptDelivery(ctx: AppContext, job: PushDeliveryJob, runtime: P
     return 'refused';
   }
   try {
+    // Node skips `lookup` for IP literals, so the agent's guard cannot see them: checked here.
+    checkLiteralHost(new URL(device.endpoint).hostname, runtime.policy);
     await sendNotification({ endpoint: device.endpoint, keys: { p256dh: device.p256dh, auth: device.auth } }, JSON.stringify(job.notification), {
       TTL: ttl,
       urgency: DELIVERY[job.event].urgency,
       vapidDetails: vapid,
       contentEncoding: 'aes128gcm',
       timeout: runtime.requestTimeoutMs,
-      ...(runtime.agent && { agent: runtime.agent }),
+      agent: runtime.agent,
     });
     log.debug({ event: job.event }, 'push delivered');
     return 'sent';
@@ -84,6 +90,13 @@ interface Failure {
 }
 
 async function failed(error: unknown, { device, ttl, now, log }: Failure): Promise<DeliveryOutcome> {
+  if (error instanceof AddressRefused) {
+    // Push services are public; an endpoint aimed at a private address is a probe of our network, and
+    // resolving it again on every event would only repeat the attempt: the record goes.
+    await PushSubscription.destroy({ where: { id: device.id, endpoint: device.endpoint } });
+    log.warn({ reason: error.message }, 'push endpoint refused by the outbound address policy; subscription removed');
+    return 'refused';
+  }
   if (!(error instanceof WebPushError)) {
     // A key that is no point on the curve fails encryption, and always will.
     if (codeOf(error)?.startsWith('ERR_CRYPTO')) throw new UnrecoverableError(`push subscription keys are unusable: ${messageOf(error)}`);

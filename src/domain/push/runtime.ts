@@ -1,5 +1,6 @@
-import type { Agent } from 'node:https';
+import { Agent } from 'node:https';
 import type { AppContext } from '../../context';
+import { guardedLookup, outboundPolicy, type AddressPolicy } from '../../net/outboundAddress';
 import { memoryThrottle, redisThrottle, type PushThrottle } from './throttle';
 
 /** A chatty visitor: at most one `visitor_message` push per conversation per agent in this window. */
@@ -14,21 +15,35 @@ export interface PushRuntime {
   throttleWindowMs: number;
   /** The clock preferences (quiet hours, DND) and TTLs are read against. */
   now: () => Date;
-  /** TLS settings for push-service requests; the default agent (system CAs) when absent. */
-  agent?: Agent;
+  /** Which addresses a push endpoint may resolve to (OUTBOUND_ALLOW_PRIVATE). */
+  policy: AddressPolicy;
+  /**
+   * The agent every push-service request goes through: its `lookup` resolves the endpoint's host and
+   * refuses it under `policy`, so the socket connects to the address that was checked.
+   */
+  agent: Agent;
   requestTimeoutMs: number;
 }
 
-/** Overrides for tests: another clock, a shorter window, an agent that trusts a local stand-in's certificate. */
-export type PushRuntimeOptions = Partial<PushRuntime>;
+export interface PushRuntimeOptions {
+  throttle?: PushThrottle;
+  throttleWindowMs?: number;
+  now?: () => Date;
+  requestTimeoutMs?: number;
+  /** Tests: the certificate to trust instead of the system CAs (a local push-service stand-in's). */
+  ca?: string | Buffer;
+}
 
 export function pushRuntime(ctx: AppContext, options: PushRuntimeOptions = {}): PushRuntime {
+  const policy = outboundPolicy(ctx.config.outbound.allowPrivate);
   return {
     // The throttle must be shared by every process that fans out: Redis in cluster mode.
     throttle: options.throttle ?? (ctx.redis ? redisThrottle(ctx.redis, ctx.config.redisPrefix) : memoryThrottle()),
     throttleWindowMs: options.throttleWindowMs ?? VISITOR_MESSAGE_WINDOW_MS,
     now: options.now ?? (() => new Date()),
-    agent: options.agent,
+    policy,
+    // Agent options reach every socket it opens, `lookup` included; one per process since the policy is.
+    agent: new Agent({ lookup: guardedLookup(policy), ...(options.ca !== undefined && { ca: options.ca }) }),
     requestTimeoutMs: options.requestTimeoutMs ?? PUSH_REQUEST_TIMEOUT_MS,
   };
 }

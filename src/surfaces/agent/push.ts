@@ -5,10 +5,11 @@ import { isClockTime, isTimeZone } from '../../domain/notifications/clock';
 import { NOTIFICATION_EVENTS, type NotificationEvent, type PreferencesChange } from '../../domain/notifications/preferences';
 import { loadPreferences, savePreferences, workspaceChatbotIds } from '../../domain/notifications/storedPreferences';
 import { removePushSubscription, savePushSubscription } from '../../domain/push/subscriptions';
-import { AppError } from '../../errors';
+import { AppError, validationFailed } from '../../errors';
 import { authOf } from '../../http/authenticate';
 import { rateLimit } from '../../http/rateLimit';
 import { notBlank, parse } from '../../http/validate';
+import { AddressRefused, checkLiteralHost, outboundPolicy, type AddressPolicy } from '../../net/outboundAddress';
 import { presentNotificationPreferences, presentPushSubscription } from '../../presenters/agent';
 import { deviceName } from './session';
 
@@ -102,6 +103,19 @@ function lacksOtherEnd(sent: unknown, other: unknown): boolean {
   return (typeof sent === 'string' && (other === undefined || other === null)) || (sent === null && other === undefined);
 }
 
+/**
+ * An endpoint whose host is a literal address the outbound policy refuses can never be delivered to:
+ * refused up front. Hostnames are judged at delivery, after resolution, where the answer counts.
+ */
+function refuseLiteralAddress(endpoint: string, policy: AddressPolicy): void {
+  try {
+    checkLiteralHost(new URL(endpoint).hostname, policy);
+  } catch (error) {
+    if (!(error instanceof AddressRefused)) throw error;
+    throw validationFailed({ endpoint: [`The endpoint field must not point at ${error.description}.`] });
+  }
+}
+
 const pushNotConfigured = () => new AppError(503, 'not_configured', 'Push notifications are not configured on this server.');
 
 /** Web push: the VAPID key, device subscriptions, and each agent's notification preferences. */
@@ -115,6 +129,7 @@ export function pushRoutes(ctx: AppContext): Router {
   router.post('/push/subscriptions', rateLimit(ctx.limiters, { name: 'agent-push-subscribe', points: 20, duration: 60, by: 'user' }), async (req, res) => {
     // An invalid body is the client's mistake wherever it is sent: 422 first, then whether this server can push at all.
     const body = parse(subscriptionBody, req.body);
+    refuseLiteralAddress(body.endpoint, outboundPolicy(ctx.config.outbound.allowPrivate));
     if (!ctx.config.vapid) throw pushNotConfigured();
     const saved = await savePushSubscription(authOf(req).user, {
       endpoint: body.endpoint,

@@ -1,6 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
-import { allowAll, isPublicAddress, type AddressPolicy } from './addressPolicy';
+import { outboundPolicy, type AddressPolicy } from '../../../net/outboundAddress';
 import { checkUrl } from './fetchPage';
 import { FetchFailure, type Agents, type HopOptions } from './httpGet';
 import { normalizeUrl } from './links';
@@ -46,7 +46,7 @@ export async function crawlSite(startUrl: string, options: CrawlOptions): Promis
   options.signal?.throwIfAborted();
   const start = parseStart(startUrl);
   const concurrency = Math.max(1, options.concurrency ?? 3);
-  const policy: AddressPolicy = options.isAllowedAddress ?? (options.allowPrivate ? allowAll : isPublicAddress);
+  const policy: AddressPolicy = options.isAllowedAddress ?? outboundPolicy(options.allowPrivate);
   // Per-crawl agents: a pooled socket is only ever reused under the policy that vetted it.
   const agents: Agents = { http: new http.Agent({ keepAlive: true, maxSockets: concurrency }), https: new https.Agent({ keepAlive: true, maxSockets: concurrency }) };
   const hop: HopOptions = { policy, userAgent: options.userAgent, timeoutMs: options.timeoutMs, agents, signal: options.signal };

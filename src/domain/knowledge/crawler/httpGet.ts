@@ -2,7 +2,7 @@ import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
 import { pipeline, type Readable } from 'node:stream';
 import zlib from 'node:zlib';
-import { AddressRefused, checkLiteralHost, guardedLookup, type AddressPolicy } from './addressPolicy';
+import { AddressRefused, checkLiteralHost, guardedLookup, type AddressPolicy } from '../../../net/outboundAddress';
 
 /** Keep-alive agents owned by one crawl: pooled sockets must never outlive the policy they were vetted under. */
 export interface Agents { http: http.Agent; https: https.Agent }

@@ -1,2 +1,1 @@
 export { crawlSite, CrawlError, type CrawlOptions, type CrawlResult, type CrawledPage } from './crawlSite';
-export { isPublicAddress } from './addressPolicy';

@@ -2,13 +2,18 @@ import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
 
-/** Decides whether the crawler may open a connection to one resolved IP address. */
+/**
+ * The rules for connections the server opens to addresses users chose (the crawler, push endpoints):
+ * resolve the host, refuse it if any address is not allowed, and connect only to what was vetted.
+ */
+
+/** Decides whether the server may open a connection to one resolved IP address. */
 export type AddressPolicy = (ip: string) => boolean;
 
 /** A connection the address policy refused; its message is shown to users as a failure reason. */
 export class AddressRefused extends Error {
   override name = 'AddressRefused';
-  constructor(readonly address: string, description: string) {
+  constructor(readonly address: string, readonly description: string) {
     super(`refused: ${address} is ${description}`);
   }
 }
@@ -54,6 +59,9 @@ export function describeAddress(ip: string, policy: AddressPolicy): string {
 }
 
 export const allowAll: AddressPolicy = () => true;
+
+/** The policy for a setting such as CRAWL_ALLOW_PRIVATE or OUTBOUND_ALLOW_PRIVATE (tests only): everything, or public unicast only. */
+export const outboundPolicy = (allowPrivate: boolean): AddressPolicy => (allowPrivate ? allowAll : isPublicAddress);
 
 /** Throws when the host is an IP literal the policy refuses: Node never calls `lookup` for those. */
 export function checkLiteralHost(hostname: string, policy: AddressPolicy): void {
