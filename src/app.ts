@@ -8,7 +8,7 @@ import type { Chatbot } from './models';
 import { openToEveryOrigin } from './http/cors';
 import { errorHandler, routeNotFound } from './http/errorHandler';
 import { storableBody } from './http/jsonBody';
-import { requestErrorObject, requestLogLevel } from './http/requestLog';
+import { loggedUrl, requestErrorObject, requestLogLevel } from './http/requestLog';
 import { trustProxySetting } from './http/trustProxy';
 import { healthRoutes } from './ops/health';
 import { metricsAccess } from './ops/metricsAccess';
@@ -52,7 +52,8 @@ export function createApp(ctx: AppContext, runtime: AppRuntime): Express {
       customErrorObject: requestErrorObject,
       // Widget heartbeats are the hottest route (every open page, every few seconds); a successful one is not news.
       autoLogging: { ignore: (req) => req.method === 'POST' && HEARTBEAT_PATH.test(req.url ?? '') },
-      serializers: { req: (req: { id: unknown; method: string; url: string }) => ({ id: req.id, method: req.method, url: req.url }) },
+      // Credentials in a query string (the widget's visitor id) must not reach the logs.
+      serializers: { req: (req: { id: unknown; method: string; url: string }) => ({ id: req.id, method: req.method, url: loggedUrl(req.url) }) },
     }),
   );
   app.use(metrics.observeRequests);

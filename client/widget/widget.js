@@ -164,10 +164,10 @@
   }
 
   // JSON in, {ok, status, headers, data} out. Stateless: no cookies (credentials omitted).
-  function request(method, path, body) {
+  function request(method, path, body, headers) {
     var ctrl = new AbortController();
     var timer = setTimeout(function () { ctrl.abort(); }, 20000);
-    var init = { method: method, headers: { Accept: 'application/json' }, credentials: 'omit', signal: ctrl.signal };
+    var init = { method: method, headers: Object.assign({ Accept: 'application/json' }, headers), credentials: 'omit', signal: ctrl.signal };
     if (body) {
       init.headers['Content-Type'] = 'application/json';
       init.body = JSON.stringify(body);
@@ -177,6 +177,11 @@
         return { ok: res.ok, status: res.status, headers: res.headers, data: parse(text) };
       });
     }).finally(function () { clearTimeout(timer); });
+  }
+
+  // The state reads send the visitor id (the key to the transcript) in a header: a URL ends up in logs.
+  function visitorHeader() {
+    return { 'X-Visitor-Id': S.visitor };
   }
 
   function q(name, value) {
@@ -250,7 +255,7 @@
     var looked = load(session, 'discovered');
     save(session, 'discovered', '1');
     if (freshVisitor || looked) return Promise.resolve();
-    return request('GET', '/conversation?' + q('visitor_id', S.visitor)).then(function (r) {
+    return request('GET', '/conversation', null, visitorHeader()).then(function (r) {
       var d = r.ok && r.data;
       if (!d || !d.conversation_id || S.conv) return;
       if (d.conversation_id === load(local, 'closed')) return; // the visitor started a new chat after this one
@@ -270,8 +275,8 @@
       return S.syncing;
     }
     var conv = S.conv;
-    var path = '/conversations/' + encodeURIComponent(conv) + '?' + q('visitor_id', S.visitor) + (S.cursor ? '&' + q('after', S.cursor) : '');
-    S.syncing = request('GET', path).then(function (r) {
+    var path = '/conversations/' + encodeURIComponent(conv) + (S.cursor ? '?' + q('after', S.cursor) : '');
+    S.syncing = request('GET', path, null, visitorHeader()).then(function (r) {
       if (conv !== S.conv) return; // reset while the request was out
       if (r.status === 404) return clearConversation(true); // not this visitor's (any more)
       if (r.ok && r.data) applyState(r.data);

@@ -15,6 +15,15 @@ export interface Database {
   close(): Promise<void>;
 }
 
+// A visitor key compared with a literal: `"visitor_key" = 'abc'`, `visitor_key = 'a''b'`.
+const VISITOR_KEY_LITERAL = /(\bvisitor_key"?\s*(?:=|<>|!=)\s*)'(?:[^']|'')*'/gi;
+
+/**
+ * The statement as the trace log records it. Sequelize inlines WHERE values into the logged SQL, and
+ * the widget's visitor key is the only key to a transcript: a credential, so it never reaches a log.
+ */
+export const loggedSql = (sql: string) => sql.replace(VISITOR_KEY_LITERAL, "$1'[redacted]'");
+
 /** Connects to DATABASE_URL, or to embedded PostgreSQL under DATA_DIR when none is set, and initialises the models. */
 export async function connectDatabase(config: Pick<Config, 'databaseUrl' | 'dataDir'>, logger: Logger): Promise<Database> {
   const embedded = config.databaseUrl ? undefined : await startEmbeddedDatabase(config.dataDir, logger);
@@ -22,7 +31,7 @@ export async function connectDatabase(config: Pick<Config, 'databaseUrl' | 'data
   const sequelize = new Sequelize(url, {
     dialect: 'postgres',
     dialectModule: pg,
-    logging: (sql) => logger.trace({ sql }),
+    logging: (sql) => logger.trace({ sql: loggedSql(sql) }),
     pool: { max: 10, min: 0, idle: 10_000, acquire: 15_000 },
     define: { underscored: true },
   });

@@ -2,7 +2,7 @@ import type { RequestHandler } from 'express';
 
 /**
  * CORS for a surface that browsers on any site may call. Nothing is ever sent with credentials
- * (bearer tokens travel in a header, visitors' ids in the body), so a wildcard origin gives a
+ * (bearer tokens travel in a header, visitors' ids in the body or a header), so a wildcard origin gives a
  * foreign page nothing it could not get by calling the API itself. Preflights are answered here
  * and cached for a day. Mounted before body parsing, so even a malformed body's 400 carries the header.
  */

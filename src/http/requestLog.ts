@@ -24,3 +24,34 @@ export function requestErrorObject(_req: IncomingMessage, res: ServerResponse, _
   const { err: _dropped, ...rest } = fields;
   return rest;
 }
+
+/** Query parameters that are credentials: the widget's visitor id is the only key to a transcript. */
+const SECRET_PARAMS = new Set(['visitor_id']);
+
+/**
+ * The URL as a request log line records it, with the value of every credential parameter replaced by
+ * `[redacted]`. Any route, any form the query parser accepts: the name is compared decoded and without
+ * brackets, so `visitor%5Fid=` and `visitor_id[]=` are redacted too (the route rejects them, but the
+ * rejected request is logged all the same).
+ */
+export function loggedUrl(url: string): string {
+  const start = url.indexOf('?');
+  if (start < 0) return url;
+  const pairs = url.slice(start + 1).split('&').map((pair) => {
+    const equals = pair.indexOf('=');
+    const name = equals < 0 ? pair : pair.slice(0, equals);
+    return SECRET_PARAMS.has(paramName(name)) ? `${name}=[redacted]` : pair;
+  });
+  return `${url.slice(0, start)}?${pairs.join('&')}`;
+}
+
+/** `visitor%5Fid[0]` -> `visitor_id`: the name the query parser files the value under. */
+function paramName(raw: string): string {
+  let name = raw.replaceAll('+', ' ');
+  try {
+    name = decodeURIComponent(name);
+  } catch {
+    // A malformed escape: the parser keeps such a name as it is, and so does the comparison.
+  }
+  return name.replace(/\[.*$/, '').trim();
+}

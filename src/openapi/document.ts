@@ -61,7 +61,7 @@ function operationOf(endpoint: Endpoint) {
     security: endpoint.auth === 'none' ? [] : [{ [SCHEMES[endpoint.auth]]: [] }],
     ...(endpoint.ability && { 'x-role-ability': endpoint.ability }),
     ...(endpoint.limit && { 'x-rate-limit': endpoint.limit }),
-    parameters: [...pathParameters(endpoint), ...queryParameters(endpoint)],
+    parameters: [...pathParameters(endpoint), ...queryParameters(endpoint), ...headerParameters(endpoint)],
     ...(endpoint.body && { requestBody: requestBodyOf(endpoint.body) }),
     responses: Object.fromEntries([...answersOf(endpoint)].map(([status, answer]) => [String(status), responseOf(answer, status, endpoint)])),
   };
@@ -87,7 +87,8 @@ function queryParameters(endpoint: Endpoint) {
   if (!endpoint.query) return [];
   const json = requestJsonSchema(endpoint.query.schema);
   const properties = (json.properties ?? {}) as Record<string, JsonSchema>;
-  const required = new Set((json.required ?? []) as string[]);
+  const replaced = new Set((endpoint.headers ?? []).map((header) => header.replaces));
+  const required = new Set(((json.required ?? []) as string[]).filter((name) => !replaced.has(name)));
   const example = endpoint.query.examples[0] ?? {};
   return Object.entries(properties).map(([name, schema]) => {
     const { description, ...rest } = schema;
@@ -99,6 +100,13 @@ function queryParameters(endpoint: Endpoint) {
       schema: rest,
       ...(example[name] !== undefined && { example: typed(example[name], rest) }),
     };
+  });
+}
+
+function headerParameters(endpoint: Endpoint) {
+  return (endpoint.headers ?? []).map((header) => {
+    const { description: _own, ...schema } = requestJsonSchema(header.schema);
+    return { name: header.name, in: 'header', required: false, description: header.description, schema };
   });
 }
 

@@ -40,6 +40,8 @@ export interface Endpoint {
   /** Path parameters that differ from the shared ones of params.ts (by name). */
   params?: Record<string, z.ZodType>;
   query?: { schema: z.ZodObject; examples: Array<Record<string, string>> };
+  /** Request headers the route reads; `replaces` names a query field the header may stand for (then neither is required alone). */
+  headers?: Array<{ name: string; description: string; schema: z.ZodType; replaces?: string }>;
   /** Examples are valid bodies; the sweep mutates them field by field, the document shows them. */
   body?: { schema: z.ZodType; examples: unknown[] };
   limit?: RouteLimit;

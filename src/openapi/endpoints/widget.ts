@@ -1,5 +1,7 @@
 import { heartbeatBody } from '../../surfaces/widget/heartbeat';
+import { VISITOR_HEADER } from '../../surfaces/widget/conversation';
 import { conversationBody, stateQuery, streamBody } from '../../surfaces/widget/schemas';
+import { visitorId } from '../../http/visitorFields';
 import { conversationView } from '../responses/conversations';
 import { conversationState, heartbeatAnswer, latestState, resetAnswer, streamEvents, widgetConfig } from '../responses/widget';
 import type { Endpoint } from '../registry';
@@ -9,6 +11,15 @@ const perIp = (points: number, sharedWith?: string) => ({ points, seconds: 60, b
 
 const VISITOR = 'visitor-3f9a1c';
 const CONVERSATION = '0b4e7a52-6f1c-4a8e-9d3b-2c5f8e1a7b90';
+/** The state reads take the visitor id in a header too, which keeps it out of URLs and logs. */
+const visitorHeader = [
+  {
+    name: VISITOR_HEADER,
+    description: 'The visitor id, instead of the `visitor_id` parameter (preferred: a header stays out of URLs and logs). One of the two is required; both with different values is a 422.',
+    schema: visitorId,
+    replaces: 'visitor_id',
+  },
+];
 const noChatbot = 'No active chatbot has that key (unknown key, disabled chatbot or suspended workspace).';
 const notTheirs = 'No active chatbot has that key, or the conversation is not this visitor’s on this chatbot.';
 
@@ -51,6 +62,7 @@ export const WIDGET_ENDPOINTS: Endpoint[] = [
     summary: "The visitor's latest conversation with this chatbot",
     limit: perIp(120, 'GET /widget/{key}/conversations/{conversation}'),
     query: { schema: stateQuery, examples: [{ visitor_id: VISITOR }] },
+    headers: visitorHeader,
     responses: { 200: { description: 'Its state and every message.', json: latestState }, 404: `${noChatbot} Also when the visitor has no conversation.` },
   },
   {
@@ -60,6 +72,7 @@ export const WIDGET_ENDPOINTS: Endpoint[] = [
     summary: 'One conversation of the visitor: state and messages after `after` (gap-free catch-up)',
     limit: perIp(120, 'GET /widget/{key}/conversation'),
     query: { schema: stateQuery, examples: [{ visitor_id: VISITOR, after: '0' }] },
+    headers: visitorHeader,
     responses: { 200: { description: 'The state and the messages after `after`.', json: conversationState }, 404: notTheirs },
   },
   {

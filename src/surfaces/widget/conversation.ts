@@ -3,6 +3,7 @@ import type { Actors } from '../../actors/runtime/router';
 import type { AppContext } from '../../context';
 import { findWidgetChatbot } from '../../domain/chatbots/findChatbot';
 import { latestVisitorConversation, messagesAfter, visitorConversation, type VisitorOwner } from '../../domain/conversations/widgetReads';
+import { validationFailed } from '../../errors';
 import { rateLimit } from '../../http/rateLimit';
 import { parse } from '../../http/validate';
 import { presentConversationView, presentWidgetState } from '../../presenters/widget';
@@ -17,7 +18,7 @@ export function conversationRoutes(ctx: AppContext, actors: Actors): Router {
 
   router.get('/:key/conversation', stateLimit, async (req: Request<{ key: string }>, res) => {
     const chatbot = await findWidgetChatbot(req.params.key);
-    const query = parse(stateQuery, req.query);
+    const query = parse(stateQuery, stateInput(req));
     const conversation = await latestVisitorConversation(ownerOf(chatbot.id, query.visitor_id));
     const state = presentWidgetState(conversation, await messagesAfter(conversation.id), chatbot.company.firstResponseTargetSeconds);
     res.json({ conversation_id: conversation.publicId, ...state });
@@ -25,7 +26,7 @@ export function conversationRoutes(ctx: AppContext, actors: Actors): Router {
 
   router.get('/:key/conversations/:conversation', stateLimit, async (req: Request<{ key: string; conversation: string }>, res) => {
     const chatbot = await findWidgetChatbot(req.params.key);
-    const query = parse(stateQuery, req.query);
+    const query = parse(stateQuery, stateInput(req));
     const conversation = await visitorConversation(ownerOf(chatbot.id, query.visitor_id), req.params.conversation);
     res.json(presentWidgetState(conversation, await messagesAfter(conversation.id, query.after), chatbot.company.firstResponseTargetSeconds));
   });
@@ -49,6 +50,28 @@ export function conversationRoutes(ctx: AppContext, actors: Actors): Router {
   });
 
   return router;
+}
+
+/**
+ * The header the state reads also take the visitor id in. The id is the only key to a transcript, and
+ * a query string ends up in request logs, proxies' logs and browser history; a header does not.
+ */
+export const VISITOR_HEADER = 'X-Visitor-Id';
+
+/**
+ * The state query with the visitor id from the header when one is sent. The query parameter keeps
+ * working for older widgets and integrations. Both at once with different ids is ambiguous (a proxy
+ * or a script mixing two visitors), so it is refused rather than one silently winning.
+ */
+function stateInput(req: Request<Record<string, string>>): Record<string, unknown> {
+  const query = req.query as Record<string, unknown>;
+  const header = req.get(VISITOR_HEADER);
+  if (header === undefined) return query;
+  const inQuery = query.visitor_id;
+  if (inQuery !== undefined && (typeof inQuery !== 'string' || inQuery.trim() !== header.trim())) {
+    throw validationFailed({ visitor_id: [`The visitor id must be the same in the ${VISITOR_HEADER} header and the visitor_id parameter.`] });
+  }
+  return { ...query, visitor_id: header };
 }
 
 const ownerOf = (chatbotId: number, visitorId: string): VisitorOwner => ({ chatbotId, visitorKey: visitorId.trim() });

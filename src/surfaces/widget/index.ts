@@ -2,7 +2,7 @@ import { Router } from 'express';
 import type { Actors } from '../../actors/runtime/router';
 import type { AppContext } from '../../context';
 import { configRoutes } from './config';
-import { conversationRoutes } from './conversation';
+import { conversationRoutes, VISITOR_HEADER } from './conversation';
 import { heartbeatRoutes } from './heartbeat';
 import { streamRoutes } from './stream';
 import { openToEveryOrigin } from '../../http/cors';
@@ -20,5 +20,8 @@ export function widgetSurface(ctx: AppContext, actors: Actors): Router {
   return router;
 }
 
-/** Any site may embed the widget; the visitor id travels in the body, never in a cookie. */
-export const anyOrigin = openToEveryOrigin({ methods: 'GET, POST, OPTIONS', headers: 'Content-Type' });
+/**
+ * Any site may embed the widget; the visitor id travels in the body or, on the state reads, in the
+ * X-Visitor-Id header (kept out of URLs and so out of logs), never in a cookie.
+ */
+export const anyOrigin = openToEveryOrigin({ methods: 'GET, POST, OPTIONS', headers: `Content-Type, ${VISITOR_HEADER}` });
