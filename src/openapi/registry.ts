@@ -41,7 +41,8 @@ export interface Endpoint {
   params?: Record<string, z.ZodType>;
   query?: { schema: z.ZodObject; examples: Array<Record<string, string>> };
   /** Examples are valid bodies; the sweep mutates them field by field, the document shows them. */
-  body?: { schema: z.ZodType; examples: unknown[] };
+  /** `large`: the route parses up to 8 MB (knowledge uploads); every other body is limited to 96 KB (src/http/jsonBody.ts). */
+  body?: { schema: z.ZodType; examples: unknown[]; large?: true };
   limit?: RouteLimit;
   /**
    * Successes and the errors particular to this route (a string is a description over the error
