@@ -7,7 +7,6 @@ import type { AppContext } from './context';
 import type { Chatbot } from './models';
 import { openToEveryOrigin } from './http/cors';
 import { errorHandler, routeNotFound } from './http/errorHandler';
-import { storableBody } from './http/jsonBody';
 import { loggedUrl, requestErrorObject, requestLogLevel } from './http/requestLog';
 import { trustProxySetting } from './http/trustProxy';
 import { healthRoutes } from './ops/health';
@@ -20,8 +19,6 @@ import { portalSurface } from './surfaces/portal';
 import { v1Surface } from './surfaces/v1';
 import { anyOrigin, widgetSurface } from './surfaces/widget';
 
-// Admits a 1,000,000-character knowledge text even when every character is escaped in the JSON.
-const BODY_LIMIT = '8mb';
 const REQUEST_ID = /^[\w.-]{1,100}$/;
 const HEARTBEAT_PATH = /^\/widget\/[^/]+\/heartbeat(?:\?|$)/;
 
@@ -66,8 +63,7 @@ export function createApp(ctx: AppContext, runtime: AppRuntime): Express {
   app.use(inboxAppRoutes());
   app.use('/widget', anyOrigin);
   app.use('/api/portal', portalOrigins);
-  app.use(express.json({ limit: BODY_LIMIT }));
-  app.use(storableBody);
+  // No app-wide body parser: each surface parses after its IP limits or authentication (src/http/jsonBody.ts).
   app.use('/api/v1', v1Surface(ctx, runtime.actors));
   app.use('/api/portal', portalSurface(ctx));
   app.use('/api/agent', agentSurface(ctx, runtime.actors));

@@ -1,4 +1,14 @@
-import type { RequestHandler } from 'express';
+import express, { type RequestHandler } from 'express';
+
+/**
+ * The JSON limit of every route but knowledge uploads. Parsing is synchronous, so a big body blocks the
+ * event loop for everyone; the largest legitimate body elsewhere (a widget or v1 message at its limits:
+ * 4,000-character text, 16,000-character meta, 4,000-character identity token) is about 66 KB even when
+ * every character takes three UTF-8 bytes.
+ */
+export const SMALL_BODY_LIMIT = 96 * 1024;
+/** Admits a 1,000,000-character knowledge text even when every character is escaped in the JSON. */
+export const KNOWLEDGE_BODY_LIMIT = 8 * 1024 * 1024;
 
 /**
  * Text PostgreSQL cannot store: NUL (refused by text and jsonb alike) and UTF-16 halves without their
@@ -45,3 +55,18 @@ function visit(container: Container, pending: Container[]): void {
     }
   }
 }
+
+/**
+ * Parses a JSON body (then makes it storable). Mounted by each surface after what needs no body (IP
+ * limits, authentication), so a refused request is answered without its body being read. A second
+ * parser on the same request is a no-op: body-parser skips a request whose body was already read.
+ */
+export function jsonBody(limit: number): RequestHandler {
+  const parseJson = express.json({ limit });
+  return (req, res, next) => parseJson(req, res, (error?: unknown) => (error ? next(error) : storableBody(req, res, next)));
+}
+
+/** The default parser: small bodies only. */
+export const smallJsonBody = jsonBody(SMALL_BODY_LIMIT);
+/** Only on the knowledge upload routes, after authentication and the ability check. */
+export const knowledgeJsonBody = jsonBody(KNOWLEDGE_BODY_LIMIT);

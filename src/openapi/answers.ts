@@ -33,7 +33,7 @@ export function answersOf(endpoint: Endpoint): Map<number, Answer> {
   }
   if (endpoint.body) {
     imply(400, 'The body is not valid JSON.');
-    implied.set(413, 'The body is over 8 MB.');
+    implied.set(413, `The body is over ${endpoint.body.large ? '8 MB' : '96 KB'}.`);
     implied.set(415, 'The body encoding or charset is not supported.');
   }
   if (endpoint.body || endpoint.query) implied.set(422, 'Validation failed: `errors` names each failing field.');

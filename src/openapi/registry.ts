@@ -43,7 +43,8 @@ export interface Endpoint {
   /** Request headers the route reads; `replaces` names a query field the header may stand for (then neither is required alone). */
   headers?: Array<{ name: string; description: string; schema: z.ZodType; replaces?: string }>;
   /** Examples are valid bodies; the sweep mutates them field by field, the document shows them. */
-  body?: { schema: z.ZodType; examples: unknown[] };
+  /** `large`: the route parses up to 8 MB (knowledge uploads); every other body is limited to 96 KB (src/http/jsonBody.ts). */
+  body?: { schema: z.ZodType; examples: unknown[]; large?: true };
   limit?: RouteLimit;
   /**
    * Successes and the errors particular to this route (a string is a description over the error

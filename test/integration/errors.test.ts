@@ -18,19 +18,20 @@ describe('errors: one shape everywhere', () => {
   });
 
   it('413 with a message for a body over the limit', async () => {
-    const reply = await request('POST', '/api/v1/me', { rawBody: JSON.stringify({ content: 'x'.repeat(9 * 1024 * 1024) }) });
+    const { token } = await make.v1Tenant();
+    const reply = await request('POST', '/api/v1/me', { token, rawBody: JSON.stringify({ content: 'x'.repeat(9 * 1024 * 1024) }) });
     assert.equal(reply.status, 413);
     assert.equal(typeof reply.body.message, 'string');
   });
 
   it('admits a 1,000,000-character knowledge text, even of multi-byte characters', async () => {
     const { token, bot } = await make.v1Tenant();
-    const reply = await request('POST', `/api/v1/chatbots/${bot.publicKey}/knowledge-probe`, {
+    const reply = await request('POST', `/api/v1/chatbots/${bot.publicKey}/knowledge`, {
       token,
-      body: { title: 'Big', content: 'é'.repeat(1_000_000) },
+      body: { title: 'x'.repeat(201), content: 'é'.repeat(1_000_000) },
     });
-    assert.equal(reply.status, 404, 'parsed and routed, not refused as too large');
-    assert.equal(reply.body.code, 'route_not_found');
+    assert.equal(reply.status, 422, 'parsed and validated, not refused as too large');
+    assert.deepEqual(Object.keys(reply.body.errors), ['title']);
   });
 
   it('404 JSON with a message for unknown routes', async () => {

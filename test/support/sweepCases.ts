@@ -26,7 +26,7 @@ export class Raw {
 }
 
 const MEGABYTE = 1_048_576;
-/** Over the app's 8 MB body limit. */
+/** Over the app's largest body limit (8 MB, knowledge uploads; 96 KB elsewhere). */
 const HUGE = 9 * MEGABYTE;
 
 /** Strings that break naive handling: NUL, lone surrogates, bidi overrides, joiners, combining marks, controls. */

@@ -1,3 +1,4 @@
+import { KNOWLEDGE_BODY_LIMIT, SMALL_BODY_LIMIT } from '../../src/http/jsonBody';
 import type { Endpoint } from '../../src/openapi/registry';
 import { serialise, type SweepCase } from './sweepCases';
 import type { DocumentValidator } from './sweepDocument';
@@ -28,7 +29,7 @@ const TIMEOUT_MS = 20_000;
 /** The route's own schema decides whether an input is valid (src/http/validate.ts parses `input ?? {}`). */
 export function expectationOf(endpoint: Endpoint, item: SweepCase): Expectation {
   if (item.nodeRefuses) return 'node';
-  if (item.transport) return 'transport';
+  if (item.transport || overBodyLimit(endpoint, item)) return 'transport';
   const schema = item.query !== undefined ? endpoint.query!.schema : endpoint.body!.schema;
   try {
     return schema.safeParse(item.parsed ?? {}).success ? 'valid' : 'invalid';
@@ -36,6 +37,13 @@ export function expectationOf(endpoint: Endpoint, item: SweepCase): Expectation 
     // The schema itself throws on this input: whatever the route answers, it must not be a 5xx.
     return 'valid';
   }
+}
+
+/** A body over the route's limit (src/http/jsonBody.ts) is refused with 413 before its schema could see it. */
+function overBodyLimit(endpoint: Endpoint, item: SweepCase): boolean {
+  const bytes = item.raw ? item.raw.bytes : item.json !== undefined ? serialise(item.json) : undefined;
+  if (bytes === undefined) return false;
+  return Buffer.byteLength(bytes) > (endpoint.body?.large ? KNOWLEDGE_BODY_LIMIT : SMALL_BODY_LIMIT);
 }
 
 interface Answer {

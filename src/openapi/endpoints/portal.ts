@@ -91,6 +91,7 @@ export const PORTAL_ENDPOINTS: Endpoint[] = [
     ability: 'manage-content',
     body: {
       schema: createKnowledgeBody,
+      large: true,
       examples: [
         { type: 'text', title: 'Shipping', content: 'We ship within two working days.' },
         { type: 'qa', question: 'Can I pay by invoice?', answer: 'Yes, on the Pro plan.' },

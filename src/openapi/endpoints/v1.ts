@@ -60,6 +60,7 @@ export const V1_ENDPOINTS: Endpoint[] = [
     ability: 'manage-content',
     body: {
       schema: createKnowledgeBody,
+      large: true,
       examples: [
         { title: 'Returns', content: 'You can return any item within 30 days of delivery.' },
         { title: 'Do you ship abroad?', content: 'Yes, to every EU country.', type: 'qa' },

@@ -1,4 +1,5 @@
 import { Router } from 'express';
+import { smallJsonBody } from '../../http/jsonBody';
 import type { Actors } from '../../actors/runtime/router';
 import type { AppContext } from '../../context';
 import { authenticate } from '../../http/authenticate';
@@ -17,6 +18,7 @@ export function agentSurface(ctx: AppContext, actors: Actors): Router {
   const router = Router();
   router.use(loginRoutes(ctx));
   router.use(authenticate('agent'));
+  router.use(smallJsonBody);
   router.use(sessionRoutes(ctx));
   router.use(broadcastingRoutes(ctx));
   router.use(inboxRoutes(ctx, actors));

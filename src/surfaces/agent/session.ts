@@ -6,6 +6,7 @@ import { signIn, type Admission } from '../../domain/accounts/signIn';
 import { issueToken, revokeToken } from '../../domain/accounts/tokens';
 import { authOf } from '../../http/authenticate';
 import { credentialsBody } from '../../http/credentials';
+import { smallJsonBody } from '../../http/jsonBody';
 import { rateLimit } from '../../http/rateLimit';
 import { parse } from '../../http/validate';
 import { presentAgentSession, presentAgentToken } from '../../presenters/agent';
@@ -35,7 +36,7 @@ const admitToAgentApp: Admission = (user) => {
 
 /** Sign-in (above the token gate) for the agent apps. */
 export function loginRoutes(ctx: AppContext): Router {
-  return Router().post('/login', rateLimit(ctx.limiters, { name: 'agent-login', points: 10, duration: 60, by: 'ip' }), async (req, res) => {
+  return Router().post('/login', rateLimit(ctx.limiters, { name: 'agent-login', points: 10, duration: 60, by: 'ip' }), smallJsonBody, async (req, res) => {
     const body = parse(agentLoginBody, req.body);
     const user = await signIn(ctx.lockout, body.email, body.password, admitToAgentApp);
     const { plain, token } = await issueToken(user, 'agent', { name: TOKEN_NAME, deviceName: body.device_name ?? null });

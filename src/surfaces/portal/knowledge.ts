@@ -6,6 +6,7 @@ import { addSource, type NewSource } from '../../domain/knowledge/addSource';
 import { deleteSource } from '../../domain/knowledge/deleteSource';
 import { listSources } from '../../domain/knowledge/listSources';
 import { authOf, requireAbility } from '../../http/authenticate';
+import { knowledgeJsonBody } from '../../http/jsonBody';
 import { notBlank, parse } from '../../http/validate';
 import { presentPortalKnowledge } from '../../presenters/knowledge';
 
@@ -33,7 +34,7 @@ export function knowledgeRoutes(ctx: AppContext): Router {
     res.json({ data: (await listSources(chatbot)).map(presentPortalKnowledge) });
   });
 
-  router.post('/chatbots/:key/knowledge', requireAbility('manage-content'), async (req: Request<{ key: string }>, res) => {
+  router.post('/chatbots/:key/knowledge', requireAbility('manage-content'), knowledgeJsonBody, async (req: Request<{ key: string }>, res) => {
     const chatbot = await findChatbot(authOf(req).company.id, req.params.key);
     const body = parse(createKnowledgeBody, req.body);
     const source: NewSource = body.type === 'url' ? { type: 'url', title: body.title, sourceUrl: body.source_url } : body;

@@ -7,6 +7,7 @@ import { countChatbots } from '../../domain/chatbots/findChatbot';
 import { allowanceOf } from '../../domain/usage/allowance';
 import { authOf } from '../../http/authenticate';
 import { credentialsBody } from '../../http/credentials';
+import { smallJsonBody } from '../../http/jsonBody';
 import { rateLimit } from '../../http/rateLimit';
 import { parse } from '../../http/validate';
 import { presentPortalCompany, presentPortalLimits, presentPortalUsage, presentPortalUser } from '../../presenters/account';
@@ -20,7 +21,7 @@ const admitToPortal: Admission = (user) => {
 
 /** Sign-in (above the token gate) for the portal. */
 export function loginRoutes(ctx: AppContext): Router {
-  return Router().post('/login', rateLimit(ctx.limiters, { name: 'portal-login', points: 10, duration: 60, by: 'ip' }), async (req, res) => {
+  return Router().post('/login', rateLimit(ctx.limiters, { name: 'portal-login', points: 10, duration: 60, by: 'ip' }), smallJsonBody, async (req, res) => {
     const { email, password } = parse(credentialsBody, req.body);
     const user = await signIn(ctx.lockout, email, password, admitToPortal);
     const { plain } = await issueToken(user, 'portal', { name: 'portal' });

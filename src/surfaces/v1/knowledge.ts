@@ -5,6 +5,7 @@ import { findChatbot } from '../../domain/chatbots/findChatbot';
 import { trainDocument } from '../../domain/knowledge/trainDocument';
 import { unprocessable } from '../../errors';
 import { authOf, requireAbility } from '../../http/authenticate';
+import { knowledgeJsonBody } from '../../http/jsonBody';
 import { notBlank, parse } from '../../http/validate';
 import { presentV1Knowledge } from '../../presenters/knowledge';
 
@@ -26,7 +27,7 @@ export const createKnowledgeBody = z
 export function knowledgeRoutes(ctx: AppContext): Router {
   const router = Router();
 
-  router.post('/chatbots/:key/knowledge', requireAbility('manage-content'), async (req: Request<{ key: string }>, res) => {
+  router.post('/chatbots/:key/knowledge', requireAbility('manage-content'), knowledgeJsonBody, async (req: Request<{ key: string }>, res) => {
     const chatbot = await findChatbot(authOf(req).company.id, req.params.key);
     const body = parse(createKnowledgeBody, req.body);
     const document =

@@ -4,6 +4,7 @@ import type { AppContext } from '../../context';
 import { findWidgetChatbot } from '../../domain/chatbots/findChatbot';
 import { latestVisitorConversation, messagesAfter, visitorConversation, type VisitorOwner } from '../../domain/conversations/widgetReads';
 import { validationFailed } from '../../errors';
+import { smallJsonBody } from '../../http/jsonBody';
 import { rateLimit } from '../../http/rateLimit';
 import { parse } from '../../http/validate';
 import { presentConversationView, presentWidgetState } from '../../presenters/widget';
@@ -31,7 +32,7 @@ export function conversationRoutes(ctx: AppContext, actors: Actors): Router {
     res.json(presentWidgetState(conversation, await messagesAfter(conversation.id, query.after), chatbot.company.firstResponseTargetSeconds));
   });
 
-  router.post('/:key/chat/reset', limit('widget-reset', 30), async (req: Request<{ key: string }>, res) => {
+  router.post('/:key/chat/reset', limit('widget-reset', 30), smallJsonBody, async (req: Request<{ key: string }>, res) => {
     const chatbot = await findWidgetChatbot(req.params.key);
     const body = parse(conversationBody, req.body);
     const owner = ownerOf(chatbot.id, body.visitor_id);
@@ -40,7 +41,7 @@ export function conversationRoutes(ctx: AppContext, actors: Actors): Router {
     res.json({ closed: closed.closed, conversation_id: closed.conversationId });
   });
 
-  router.post('/:key/handoff', limit('widget-handoff', 30), async (req: Request<{ key: string }>, res) => {
+  router.post('/:key/handoff', limit('widget-handoff', 30), smallJsonBody, async (req: Request<{ key: string }>, res) => {
     const chatbot = await findWidgetChatbot(req.params.key);
     const body = parse(conversationBody, req.body);
     const owner = ownerOf(chatbot.id, body.visitor_id);

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { Actors } from '../../actors/runtime/router';
 import { visitorActorId, type HeartbeatReply } from '../../actors/visitor/protocol';
 import type { AppContext } from '../../context';
+import { smallJsonBody } from '../../http/jsonBody';
 import { rateLimit } from '../../http/rateLimit';
 import { parse } from '../../http/validate';
 import { heartbeatChatbot } from './heartbeatChatbot';
@@ -30,7 +31,7 @@ const LOCALE = /^[A-Za-z]{2,8}(?:-[A-Za-z0-9]{1,8})*$/;
  */
 export function heartbeatRoutes(ctx: AppContext, actors: Actors): Router {
   const limit = rateLimit(ctx.limiters, { name: 'widget-heartbeat', points: 240, duration: 60, by: 'ip' });
-  return Router().post('/:key/heartbeat', limit, async (req: Request<{ key: string }>, res) => {
+  return Router().post('/:key/heartbeat', limit, smallJsonBody, async (req: Request<{ key: string }>, res) => {
     const chatbot = await heartbeatChatbot(req.params.key);
     const body = parse(heartbeatBody, req.body);
     const visitorKey = body.visitor_id.trim();

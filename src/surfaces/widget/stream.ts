@@ -11,6 +11,7 @@ import { verifyIdentity } from '../../domain/conversations/identity';
 import { assertAllowance } from '../../domain/usage/allowance';
 import { AppError, validationFailed } from '../../errors';
 import { presentConversationView } from '../../presenters/widget';
+import { smallJsonBody } from '../../http/jsonBody';
 import { rateLimit } from '../../http/rateLimit';
 import { SseStream } from '../../http/sse';
 import type { OpenCount } from '../../ops/metrics';
@@ -22,7 +23,7 @@ const SSE_ERROR_CODES = new Set(['provider_unreachable', 'limit_reached', 'hando
 
 export function streamRoutes(ctx: AppContext, actors: Actors): Router {
   const limit = rateLimit(ctx.limiters, { name: 'widget-stream', points: 20, duration: 60, by: 'ip' });
-  return Router().post('/:key/stream', limit, async (req: Request<{ key: string }>, res) => {
+  return Router().post('/:key/stream', limit, smallJsonBody, async (req: Request<{ key: string }>, res) => {
     const chatbot = await findWidgetChatbot(req.params.key);
     const body = parse(streamBody, req.body);
     const identity = body.identity ? verifyIdentity(body.identity, ctx.secrets.open(chatbot.identitySecretEncrypted)) : undefined;
