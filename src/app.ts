@@ -9,8 +9,7 @@ import { openToEveryOrigin } from './http/cors';
 import { errorHandler, routeNotFound } from './http/errorHandler';
 import { loggedUrl, requestErrorObject, requestLogLevel } from './http/requestLog';
 import { trustProxySetting } from './http/trustProxy';
-import { healthRoutes } from './ops/health';
-import { metricsAccess } from './ops/metricsAccess';
+import { opsRoutes } from './ops/opsServer';
 import { openApiRoutes } from './openapi/routes';
 import { agentSurface } from './surfaces/agent';
 import { assetRoutes } from './surfaces/assets';
@@ -32,7 +31,6 @@ export interface AppRuntime {
 /** The express app: shared middleware, operations endpoints, then each surface as its own sub-router. */
 export function createApp(ctx: AppContext, runtime: AppRuntime): Express {
   const app = express();
-  const { metrics } = ctx;
   app.disable('x-powered-by');
   app.set('trust proxy', trustProxySetting(ctx.config.trustProxy));
 
@@ -53,11 +51,10 @@ export function createApp(ctx: AppContext, runtime: AppRuntime): Express {
       serializers: { req: (req: { id: unknown; method: string; url: string }) => ({ id: req.id, method: req.method, url: loggedUrl(req.url) }) },
     }),
   );
-  app.use(metrics.observeRequests);
+  app.use(ctx.metrics.observeRequests);
   app.use(securityHeaders);
 
-  app.use(healthRoutes(ctx.readiness));
-  app.get('/metrics', metricsAccess(ctx.config.metricsToken), metrics.serve);
+  app.use(opsRoutes(ctx));
 
   app.use(assetRoutes({ appUrl: ctx.config.appUrl, demo: runtime.demo }));
   app.use(inboxAppRoutes());
