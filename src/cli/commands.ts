@@ -1,7 +1,7 @@
 import type { Command } from './command';
 import { migrateCommand } from './migrate';
 import { workspaceBrand, workspaceCreate, workspaceList, workspaceSuspend, workspaceUnsuspend } from './workspace';
-import { userCreate, userList, userPassword, userSuspend } from './user';
+import { userCreate, userList, userPassword, userRevokeSessions, userSuspend } from './user';
 import { chatbotCreate, chatbotList } from './chatbot';
 import { tokenCreate, tokenRevoke } from './token';
 import { cannedCreate, tagCreate } from './catalogue';
@@ -19,6 +19,7 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
   'user create': userCreate,
   'user list': userList,
   'user password': userPassword,
+  'user revoke-sessions': userRevokeSessions,
   'user suspend': userSuspend,
   'chatbot create': chatbotCreate,
   'chatbot list': chatbotList,

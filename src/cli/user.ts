@@ -3,6 +3,7 @@ import { ROLE_NAMES } from '../../config/roles';
 import { User } from '../models';
 import { createUser, setUserSuspended } from '../domain/accounts/createUser';
 import { changePassword } from '../domain/accounts/changePassword';
+import { revokeSessions } from '../domain/accounts/tokens';
 import { COMPANY_FLAG, defineCommand, type Flag } from './command';
 import { findUser, findWorkspace } from './lookups';
 import { newPassword } from './passwordInput';
@@ -57,6 +58,17 @@ export const userPassword = defineCommand({
     const user = await findUser(flags.user);
     const { revokedSessions } = await changePassword(user, flags.password);
     return { user: presentV1User(user), revoked_sessions: revokedSessions };
+  },
+});
+
+export const userRevokeSessions = defineCommand({
+  usage: 'user revoke-sessions --user ID',
+  summary: 'Signs a user out of the portal and the agent app everywhere, open realtime connections included (API tokens keep working).',
+  flags: { user: USER_FLAG },
+  schema: z.object({ user: z.coerce.number().int().positive() }),
+  async run(_ctx, flags) {
+    const user = await findUser(flags.user);
+    return { user: presentV1User(user), revoked_sessions: await revokeSessions(user.id) };
   },
 });
 

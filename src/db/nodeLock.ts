@@ -1,7 +1,8 @@
 import { EventEmitter } from 'node:events';
-import pg from 'pg';
+import type pg from 'pg';
 import type { Logger } from 'pino';
 import type { ReadinessCheck } from '../context';
+import { DedicatedSession } from './dedicatedSession';
 
 /**
  * The advisory lock every web process holds on its database, in PostgreSQL's two-key form (kept apart
@@ -29,40 +30,47 @@ const HOLDER = `SELECT mode FROM pg_locks
 // The server drops a vanished client's session, and with it the lock, within about half a minute,
 // so a single node whose host died is not locked out by its own ghost for the OS default of hours.
 const SESSION_KEEPALIVES = 'SET tcp_keepalives_idle = 10; SET tcp_keepalives_interval = 5; SET tcp_keepalives_count = 3';
-const FIRST_RETRY_MS = 250;
-const MAX_RETRY_MS = 5_000;
 
 /**
  * One single node alone on its database, or any number of cluster nodes together, never both: a
- * single node holds the lock exclusively, cluster nodes share it, each on a connection of its own kept
- * for the process's life (the lock lasts as long as that session). When that connection drops
- * (PostgreSQL restarted, the session was killed) the lock is gone: the node keeps serving, reports not
- * ready, and takes the lock again as soon as it can; if another process took it meanwhile, `lost`
- * fires and the node must stop, because that process now serves the database.
+ * single node holds the lock exclusively, cluster nodes share it, each on a session of its own kept
+ * for the process's life (the lock lasts as long as that session). When the session drops (PostgreSQL
+ * restarted, the session was killed) the lock is gone: the node keeps serving, reports not ready, and
+ * takes the lock again as soon as it can; if another process took it meanwhile, `lost` fires and the
+ * node must stop, because that process now serves the database.
  */
 export class NodeLock extends EventEmitter<{ lost: [error: DatabaseInUse] }> {
-  private client: pg.Client | undefined;
-  private retry: NodeJS.Timeout | undefined;
-  private retryMs = FIRST_RETRY_MS;
-  private closed = false;
-
   private constructor(
-    private readonly url: string,
+    private readonly session: DedicatedSession,
     readonly mode: NodeMode,
-    private readonly logger: Logger,
   ) {
     super();
   }
 
   /** Takes the lock or throws: DatabaseInUse naming what to do, or the connection's own error. */
   static async take(url: string, mode: NodeMode, logger: Logger): Promise<NodeLock> {
-    const lock = new NodeLock(url, mode, logger.child({ component: 'node-lock' }));
-    await lock.acquire();
-    return lock;
+    const log = logger.child({ component: 'node-lock' });
+    const session = await DedicatedSession.open({
+      url,
+      purpose: 'database lock',
+      logger: log,
+      prepare: async (client) => {
+        await client.query(SESSION_KEEPALIVES);
+        await lock(client, mode);
+      },
+      isFinal: (error) => error instanceof DatabaseInUse,
+    });
+    const nodeLock = new NodeLock(session, mode);
+    session.on('reopened', () => log.info('took the database lock again'));
+    session.on('stopped', (error) => {
+      log.error({ reason: (error as DatabaseInUse).message }, 'another process took the database lock: this node must stop');
+      nodeLock.emit('lost', error as DatabaseInUse);
+    });
+    return nodeLock;
   }
 
   get held(): boolean {
-    return this.client !== undefined;
+    return this.session.connected;
   }
 
   readonly readiness: ReadinessCheck = {
@@ -73,78 +81,18 @@ export class NodeLock extends EventEmitter<{ lost: [error: DatabaseInUse] }> {
   };
 
   /** Ends the session, which releases the lock. */
-  async release(): Promise<void> {
-    this.closed = true;
-    clearTimeout(this.retry);
-    const client = this.client;
-    this.client = undefined;
-    await client?.end().catch(() => undefined);
+  release(): Promise<void> {
+    return this.session.close();
   }
+}
 
-  private async acquire(): Promise<void> {
-    const client = new pg.Client({
-      connectionString: this.url,
-      application_name: 'parley node lock',
-      keepAlive: true,
-      keepAliveInitialDelayMillis: 10_000,
-    });
-    // An idle client reports a dropped connection as `error` (then `end`); without a listener it would crash the process.
-    client.on('error', (error) => this.logger.warn({ err: error }, 'database lock connection failed'));
-    try {
-      await client.connect();
-      await client.query(SESSION_KEEPALIVES);
-      await this.lock(client);
-    } catch (error) {
-      await client.end().catch(() => undefined);
-      throw error;
-    }
-    if (this.closed) {
-      await client.end().catch(() => undefined);
-      return;
-    }
-    client.on('end', () => this.dropped(client));
-    this.client = client;
-  }
-
-  private async lock(client: pg.Client): Promise<void> {
-    // A holder can leave between the refused try and the look at pg_locks: then try again.
-    for (let attempt = 1; ; attempt++) {
-      const [tried] = (await client.query<{ locked: boolean }>(TRY_LOCK[this.mode], [...NODE_LOCK_KEY])).rows;
-      if (tried?.locked) return;
-      const [holder] = (await client.query<{ mode: string }>(HOLDER, [...NODE_LOCK_KEY])).rows;
-      if (holder || attempt === 3) throw new DatabaseInUse(refusal(this.mode, holder?.mode === 'ExclusiveLock' ? 'single-node' : 'cluster'));
-    }
-  }
-
-  private dropped(client: pg.Client): void {
-    if (this.client !== client || this.closed) return;
-    this.client = undefined;
-    // A dependency going away (a Postgres restart), not a fault of this process: a warning, like every other outage line.
-    this.logger.warn('lost the database lock with its connection; taking it again');
-    this.retryMs = FIRST_RETRY_MS;
-    this.scheduleRetake();
-  }
-
-  private scheduleRetake(): void {
-    this.retry = setTimeout(() => void this.retake(), this.retryMs);
-    this.retryMs = Math.min(this.retryMs * 2, MAX_RETRY_MS);
-  }
-
-  private async retake(): Promise<void> {
-    if (this.closed) return;
-    try {
-      await this.acquire();
-    } catch (error) {
-      if (this.closed) return;
-      if (error instanceof DatabaseInUse) {
-        this.logger.error({ reason: error.message }, 'another process took the database lock: this node must stop');
-        this.emit('lost', error);
-        return;
-      }
-      this.logger.warn({ err: error, retryInMs: this.retryMs }, 'could not take the database lock again yet');
-      return this.scheduleRetake();
-    }
-    if (this.held) this.logger.info('took the database lock again');
+async function lock(client: pg.Client, mode: NodeMode): Promise<void> {
+  // A holder can leave between the refused try and the look at pg_locks: then try again.
+  for (let attempt = 1; ; attempt++) {
+    const [tried] = (await client.query<{ locked: boolean }>(TRY_LOCK[mode], [...NODE_LOCK_KEY])).rows;
+    if (tried?.locked) return;
+    const [holder] = (await client.query<{ mode: string }>(HOLDER, [...NODE_LOCK_KEY])).rows;
+    if (holder || attempt === 3) throw new DatabaseInUse(refusal(mode, holder?.mode === 'ExclusiveLock' ? 'single-node' : 'cluster'));
   }
 }
 

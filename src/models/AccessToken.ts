@@ -1,4 +1,4 @@
-import { DataTypes, Model, type CreationOptional, type InferAttributes, type InferCreationAttributes, type NonAttribute, type Sequelize } from 'sequelize';
+import { DataTypes, fn, Model, type CreationOptional, type InferAttributes, type InferCreationAttributes, type NonAttribute, type Sequelize } from 'sequelize';
 import type { TokenAbility } from '../../config/roles';
 import type { Company } from './Company';
 import type { User } from './User';
@@ -15,6 +15,8 @@ export class AccessToken extends Model<InferAttributes<AccessToken>, InferCreati
   declare lastUsedAt: CreationOptional<Date | null>;
   declare expiresAt: Date;
   declare revokedAt: CreationOptional<Date | null>;
+  /** Shared by a sign-in's token and every refresh of it; a new family otherwise. */
+  declare family: CreationOptional<string>;
   declare createdAt: CreationOptional<Date>;
 
   declare user?: NonAttribute<User>;
@@ -33,6 +35,7 @@ export class AccessToken extends Model<InferAttributes<AccessToken>, InferCreati
         lastUsedAt: { type: DataTypes.DATE, allowNull: true },
         expiresAt: { type: DataTypes.DATE, allowNull: false },
         revokedAt: { type: DataTypes.DATE, allowNull: true },
+        family: { type: DataTypes.UUID, allowNull: false, defaultValue: fn('gen_random_uuid') },
         createdAt: DataTypes.DATE,
       },
       { sequelize, tableName: 'access_tokens', underscored: true, updatedAt: false },

@@ -63,7 +63,7 @@ async function identifyAgent(raw: string): Promise<SocketIdentity> {
   if (token.ability !== 'agent') throw new Refused('forbidden', 'This token cannot be used for realtime; use an agent token.');
   if (token.user.suspendedAt) throw new Refused('forbidden', 'This account is suspended.');
   if (token.user.company.suspendedAt) throw new Refused('forbidden', 'This workspace is suspended.');
-  return { kind: 'agent', userId: token.user.id, companyId: token.user.companyId, tokenId: token.id };
+  return { kind: 'agent', userId: token.user.id, companyId: token.user.companyId, tokenId: token.id, expiresAt: token.expiresAt.getTime() };
 }
 
 async function identifyWidget(key: string, visitorId: string, conversationId: string): Promise<SocketIdentity> {

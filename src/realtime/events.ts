@@ -49,9 +49,12 @@ export interface ClientToServerEvents {
 
 export type InterServerEvents = Record<string, never>;
 
-/** Who a socket is, fixed at connection time by the auth middleware. */
+/**
+ * Who a socket is, fixed at connection time by the auth middleware. An agent socket lives only as long
+ * as its token (`expiresAt`, epoch ms) and is closed when the token is revoked (src/realtime/sessionGuard.ts).
+ */
 export type SocketIdentity =
-  | { kind: 'agent'; userId: number; companyId: number; tokenId: number }
+  | { kind: 'agent'; userId: number; companyId: number; tokenId: number; expiresAt: number }
   | { kind: 'widget'; companyId: number; chatbotId: number; conversationId: string };
 
 export type RealtimeServer = Server<ClientToServerEvents, ServerToClientEvents, InterServerEvents, SocketIdentity>;

@@ -6,6 +6,7 @@ import { connectionAuth } from './connectionAuth';
 import { socketEmitter, type RealtimeEmitter } from './emitter';
 import type { RealtimeServer, SocketIdentity } from './events';
 import { localFanOut, redisFanOut } from './fanOut';
+import { guardSessions } from './sessionGuard';
 import { ChannelSigner } from './signature';
 import { handleSubscriptions } from './subscriptions';
 
@@ -35,6 +36,10 @@ export async function createRealtime(httpServer: HttpServer, ctx: AppContext): P
     ...(fanOut.adapter ? { adapter: fanOut.adapter } : {}),
   });
   const signer = new ChannelSigner(config.appKey);
+  const sessions = await guardSessions(io, ctx.db.url, logger).catch(async (error: unknown) => {
+    await fanOut.close();
+    throw error;
+  });
 
   io.use(connectionAuth(logger));
   // The widget's room is joined before its CONNECT goes out, so a connected widget already receives.
@@ -47,7 +52,7 @@ export async function createRealtime(httpServer: HttpServer, ctx: AppContext): P
     );
   });
   // Widget sockets get the handlers too, so their subscribe is answered (refused) rather than left hanging.
-  io.on('connection', (socket) => handleSubscriptions(socket, signer, fanOut.settled));
+  io.on('connection', (socket) => handleSubscriptions(socket, { signer, sessions, settled: fanOut.settled }));
 
   const emitter = socketEmitter(io);
   let closing: Promise<void> | undefined;
@@ -62,7 +67,7 @@ export async function createRealtime(httpServer: HttpServer, ctx: AppContext): P
     close: () =>
       (closing ??= (async () => {
         await io.close();
-        await fanOut.close();
+        await Promise.all([fanOut.close(), sessions.close()]);
       })()),
   };
 }

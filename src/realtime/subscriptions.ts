@@ -1,26 +1,42 @@
 import { z } from 'zod';
 import { mayJoinWithoutLookup, parseChannel } from './channels';
 import type { RealtimeSocket, SubscribeAck } from './events';
+import type { SessionGuard } from './sessionGuard';
 import type { ChannelSigner } from './signature';
 
 const subscribePayload = z.object({ channel: z.string().max(200), auth: z.string().max(200) });
 const unsubscribePayload = z.object({ channel: z.string().max(200) });
 
+export interface SubscriptionRules {
+  signer: ChannelSigner;
+  sessions: SessionGuard;
+  /** Resolves once the node's fan-out subscription for a freshly joined room is in place. */
+  settled: () => Promise<void>;
+}
+
 /**
  * The socket protocol: `subscribe {channel, auth}` and `unsubscribe {channel}`, each answered through the
- * ack callback when the client gave one. `settled` resolves once the node's fan-out subscription for a
- * freshly joined room is in place, so `{ok: true}` means events published from then on arrive.
+ * ack callback when the client gave one. `{ok: true}` means events published from then on arrive. The
+ * socket's token is checked again on every subscribe: one that ended refuses and closes the socket.
  */
-export function handleSubscriptions(socket: RealtimeSocket, signer: ChannelSigner, settled: () => Promise<void>): void {
+export function handleSubscriptions(socket: RealtimeSocket, { signer, sessions, settled }: SubscriptionRules): void {
   socket.on('subscribe', (...args) => {
     const { payload, ack } = split(args);
     const verdict = admit(socket, signer, payload);
     if (!verdict.ok) return ack?.(verdict);
-    void socket.join(verdict.channel);
-    settled().then(
-      () => ack?.({ ok: true }),
-      () => ack?.({ ok: false, message: 'The subscription could not be confirmed. Try again.' }),
-    );
+    sessions
+      .stillValid(socket)
+      .then(async (valid) => {
+        if (!valid) {
+          ack?.({ ok: false, message: 'Your session has ended. Sign in again.' });
+          return void socket.disconnect(true);
+        }
+        if (socket.disconnected) return; // joining now would leave a room entry behind for a socket that is gone
+        await socket.join(verdict.channel);
+        await settled();
+        ack?.({ ok: true });
+      })
+      .catch(() => ack?.({ ok: false, message: 'The subscription could not be confirmed. Try again.' }));
   });
 
   socket.on('unsubscribe', (...args) => {

@@ -3,6 +3,7 @@ import type { Browser, Page } from 'playwright-core';
 import { CannedReply, Conversation, ConversationTag, Message, Note } from '../../src/models';
 import { createCannedReply } from '../../src/domain/catalogue/createCannedReply';
 import { createTag } from '../../src/domain/catalogue/createTag';
+import { revokeSessions } from '../../src/domain/accounts/tokens';
 import { launchBrowser, openWidget, sendInWidget, startBrowserNode, stopBrowserNode, widget, widgetMessages } from '../support/browser';
 import { eventually } from '../support/eventually';
 import { fakeLlm } from '../support/hooks';
@@ -255,6 +256,14 @@ describe('web inbox in real Chromium', function () {
     await inbox.locator('#connection[data-online="true"]').waitFor({ timeout: 15_000 });
     await thread(inbox, 'visitor').filter({ hasText: 'Anyone there?' }).waitFor({ timeout: 10_000 });
     await thread(inbox, 'assistant').filter({ hasText: 'Answered while you were away.' }).waitFor();
+    await inbox.close();
+  });
+
+  it('sends the agent back to the sign-in form as soon as their sessions are revoked elsewhere', async () => {
+    const inbox = await signIn();
+    await revokeSessions(agent.id);
+    await inbox.getByRole('button', { name: 'Sign in' }).waitFor({ timeout: 10_000 });
+    await inbox.locator('#login-error').filter({ hasText: 'Your session has ended. Sign in again.' }).waitFor();
     await inbox.close();
   });
 

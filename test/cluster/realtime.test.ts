@@ -61,6 +61,22 @@ describe('realtime across web processes (Redis sharded pub/sub)', () => {
     );
   });
 
+  it('a logout through node B closes the signed-out sockets on node C at once', async function () {
+    this.timeout(30_000);
+    const [webB, webC] = await Promise.all([portOf(nodeB, 'listening'), portOf(nodeC, 'listening')]);
+    const { owner } = await make.workspace();
+    const token = await make.token(owner, 'agent');
+    const onC = await connect(`http://127.0.0.1:${webC}`, { token });
+    try {
+      const closed = new Promise<string>((resolveReason) => onC.once('disconnect', resolveReason));
+      const logout = await request('POST', '/api/agent/logout', { token, baseUrl: `http://127.0.0.1:${webB}` });
+      assert.equal(logout.status, 200);
+      assert.equal(await closed, 'io server disconnect');
+    } finally {
+      onC.close();
+    }
+  });
+
   it('SIGTERM with a socket connected: the node drops it (the client may reconnect elsewhere) and exits 0 without waiting for the drain timeout', async function () {
     this.timeout(30_000);
     assert.ok(socket?.connected, 'the socket of the previous test is still connected to node C');

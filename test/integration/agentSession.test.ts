@@ -205,7 +205,26 @@ describe('agent app: me, refresh, logout', () => {
     assert.equal((await request('POST', '/api/agent/refresh', { token: other.token })).status, 200, 'another user has their own budget');
   });
 
-  it('logout revokes only the calling token, which then answers 401', async () => {
+  it('logout ends the whole session: the token it was refreshed from and every refresh of it answer 401; another sign-in lives on', async () => {
+    const { company } = await make.workspace();
+    const agent = await make.user(company, 'agent');
+    const signIn = (await agentLogin({ email: agent.email, password: PASSWORD })).body.token;
+    const refreshed = (await request('POST', '/api/agent/refresh', { token: signIn })).body.token;
+    const refreshedAgain = (await request('POST', '/api/agent/refresh', { token: refreshed })).body.token;
+    const elsewhere = (await agentLogin({ email: agent.email, password: PASSWORD })).body.token;
+    const families = await Promise.all([signIn, refreshed, refreshedAgain, elsewhere].map(async (plain) => (await AccessToken.findByPk(tokenId(plain), { rejectOnEmpty: true })).family));
+    assert.equal(new Set(families.slice(0, 3)).size, 1, 'refreshes join the family of the sign-in');
+    assert.notEqual(families[3], families[0], 'another sign-in starts its own');
+
+    assert.equal((await request('POST', '/api/agent/logout', { token: refreshed })).status, 200);
+    for (const plain of [signIn, refreshed, refreshedAgain]) {
+      assert.equal((await get('/api/agent/me', plain)).status, 401);
+      assert.ok((await AccessToken.findByPk(tokenId(plain), { rejectOnEmpty: true })).revokedAt);
+    }
+    assert.equal((await get('/api/agent/me', elsewhere)).status, 200);
+  });
+
+  it('logout revokes the calling token (and its family), not the user\'s other sign-ins', async () => {
     const { company } = await make.workspace();
     const agent = await make.user(company, 'agent');
     const first = (await agentLogin({ email: agent.email, password: PASSWORD })).body.token;

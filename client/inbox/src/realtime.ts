@@ -71,7 +71,12 @@ export class Realtime {
         this.handlers.connected();
       });
     });
-    socket.on('disconnect', () => this.handlers.state(false));
+    socket.on('disconnect', (reason) => {
+      this.handlers.state(false);
+      // The server closes a socket whose session ended (signed out elsewhere, expired, suspended). Socket.IO
+      // never retries that by itself: connecting again either brings a refreshed token in or ends in a refusal.
+      if (reason === 'io server disconnect' && !this.closed) socket.connect();
+    });
     socket.on('connect_error', (error: { data?: { code?: string; retry_after?: number } }) => {
       this.handlers.state(false);
       if (error?.data?.code === 'unauthenticated') this.handlers.refused();

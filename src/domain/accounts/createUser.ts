@@ -4,6 +4,7 @@ import type { RoleName } from '../../../config/roles';
 import { Company, User } from '../../models';
 import { hashPassword } from '../../security/passwords';
 import { validationFailed } from '../../errors';
+import { announceAccessChange } from './accessChanges';
 import { findUserByEmail } from './findUserByEmail';
 
 export interface NewUser {
@@ -33,6 +34,11 @@ export async function createUser(company: Company, input: NewUser, transaction?:
   return User.create({ companyId: company.id, email, name: input.name.trim(), role: input.role, passwordHash }, { transaction });
 }
 
+/** Suspending refuses the user's tokens from the next request on and closes their realtime connections on commit. */
 export async function setUserSuspended(user: User, suspended: boolean): Promise<User> {
-  return user.update({ suspendedAt: suspended ? (user.suspendedAt ?? new Date()) : null });
+  return User.sequelize!.transaction(async (transaction) => {
+    await user.update({ suspendedAt: suspended ? (user.suspendedAt ?? new Date()) : null }, { transaction });
+    if (suspended) await announceAccessChange({ user: user.id }, transaction);
+    return user;
+  });
 }

@@ -1,6 +1,7 @@
 import type { Transaction } from 'sequelize';
 import type { PlanName } from '../../../config/plans';
 import { Company, User } from '../../models';
+import { announceAccessChange } from './accessChanges';
 import { createUser, type NewUser } from './createUser';
 
 export interface NewWorkspace {
@@ -23,8 +24,13 @@ export async function createWorkspace(input: NewWorkspace, outer?: Transaction):
   return outer ? create(outer) : Company.sequelize!.transaction(create);
 }
 
+/** Suspending refuses its users' tokens and its widgets, and closes their realtime connections on commit. */
 export async function setWorkspaceSuspended(company: Company, suspended: boolean): Promise<Company> {
-  return company.update({ suspendedAt: suspended ? (company.suspendedAt ?? new Date()) : null });
+  return Company.sequelize!.transaction(async (transaction) => {
+    await company.update({ suspendedAt: suspended ? (company.suspendedAt ?? new Date()) : null }, { transaction });
+    if (suspended) await announceAccessChange({ company: company.id }, transaction);
+    return company;
+  });
 }
 
 async function uniqueSlug(name: string, transaction: Transaction): Promise<string> {

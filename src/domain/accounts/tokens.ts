@@ -1,11 +1,19 @@
-import { Op } from 'sequelize';
+import { Op, QueryTypes, type Transaction } from 'sequelize';
 import type { TokenAbility } from '../../../config/roles';
 import { AccessToken, Company, User } from '../../models';
 import { hashSecret, parseToken, randomSecret, secretMatches } from '../../security/tokens';
 import { unprocessable } from '../../errors';
+import { announceAccessChange } from './accessChanges';
 
 export const TOKEN_LIFETIME_DAYS = 30;
 export const MAX_API_TOKENS_PER_USER = 20;
+
+/**
+ * Tokens a password sign-in hands out (portal and agent app logins, and the agent app's refresh of one).
+ * API tokens are not among them: only an operator issues those (`parley token create`), for integrations
+ * that never knew the password, so signing a user out everywhere leaves them working.
+ */
+const SESSION_ABILITIES: TokenAbility[] = ['portal', 'agent'];
 
 export interface IssuedToken {
   /** The only time the plain token exists: `<id>|<secret>`. */
@@ -13,11 +21,14 @@ export interface IssuedToken {
   token: AccessToken;
 }
 
-/** Issues a token for one surface; only the SHA-256 of its secret is stored. */
+/**
+ * Issues a token for one surface; only the SHA-256 of its secret is stored. A refresh passes the
+ * `family` of the token it replaces, so signing out ends both; anything else starts a family.
+ */
 export async function issueToken(
   user: User,
   ability: TokenAbility,
-  options: { name?: string; deviceName?: string | null; now?: Date } = {},
+  options: { name?: string; deviceName?: string | null; now?: Date; family?: string } = {},
 ): Promise<IssuedToken> {
   if (ability === 'api') {
     const active = await AccessToken.count({ where: activeTokensOf(user.id, 'api', options.now) });
@@ -34,6 +45,7 @@ export async function issueToken(
     ability,
     tokenHash: hashSecret(secret),
     deviceName: options.deviceName ?? null,
+    ...(options.family && { family: options.family }),
     expiresAt: new Date(now.getTime() + TOKEN_LIFETIME_DAYS * 24 * 3600 * 1000),
   });
   return { plain: `${token.id}|${secret}`, token };
@@ -56,10 +68,47 @@ export async function resolveToken(raw: string, now = new Date()): Promise<Resol
   return token as ResolvedToken;
 }
 
-/** Revocation takes effect on the next request: the token is checked on every one. */
+/**
+ * Revokes a token and its whole family (the sign-in it came from and every refresh of it): signing out
+ * of one ends the session, not only its latest token. Requests are refused from the next one on (the
+ * token is checked on every one), realtime connections are closed on commit. False when nothing was live.
+ */
 export async function revokeToken(tokenId: number): Promise<boolean> {
-  const [count] = await AccessToken.update({ revokedAt: new Date() }, { where: { id: tokenId, revokedAt: null } });
-  return count > 0;
+  const token = await AccessToken.findByPk(tokenId, { attributes: ['userId', 'family'] });
+  if (!token) return false;
+  return AccessToken.sequelize!.transaction(async (transaction) => {
+    const [count] = await AccessToken.update({ revokedAt: new Date() }, { where: { family: token.family, revokedAt: null }, transaction });
+    if (count > 0) await announceAccessChange({ user: token.userId }, transaction);
+    return count > 0;
+  });
+}
+
+/** Signs a user out of the portal and the agent app everywhere; returns how many live tokens that revoked. */
+export async function revokeSessions(userId: number, transaction?: Transaction): Promise<number> {
+  const revoke = async (transaction: Transaction) => {
+    const now = new Date();
+    const [count] = await AccessToken.update(
+      { revokedAt: now },
+      { where: { userId, ability: { [Op.in]: SESSION_ABILITIES }, revokedAt: null, expiresAt: { [Op.gt]: now } }, transaction },
+    );
+    await announceAccessChange({ user: userId }, transaction);
+    return count;
+  };
+  return transaction ? revoke(transaction) : AccessToken.sequelize!.transaction(revoke);
+}
+
+/** Which of the given tokens still let their holder in: live, and neither the user nor the workspace suspended. */
+export async function tokensStillValid(tokenIds: number[]): Promise<Set<number>> {
+  if (tokenIds.length === 0) return new Set();
+  const rows = await AccessToken.sequelize!.query<{ id: string }>(
+    `SELECT t.id FROM access_tokens t
+       JOIN users u ON u.id = t.user_id
+       JOIN companies c ON c.id = u.company_id
+      WHERE t.id = ANY($1::bigint[]) AND t.revoked_at IS NULL AND t.expires_at > now()
+        AND u.suspended_at IS NULL AND c.suspended_at IS NULL`,
+    { bind: [tokenIds], type: QueryTypes.SELECT },
+  );
+  return new Set(rows.map((row) => Number(row.id)));
 }
 
 function activeTokensOf(userId: number, ability: TokenAbility, now = new Date()) {

@@ -54,7 +54,7 @@ export const AGENT_ENDPOINTS: Endpoint[] = [
     responses: { 200: { description: 'Same answer as login.', json: agentToken } },
   },
   { ...agent, method: 'get', path: '/api/agent/me', summary: 'The calling token and its holder', responses: { 200: { description: 'The session.', json: agentSession } } },
-  { ...agent, method: 'post', path: '/api/agent/logout', summary: 'Revoke the calling token', responses: { 200: { description: 'Signed out.', json: messageBody } } },
+  { ...agent, method: 'post', path: '/api/agent/logout', summary: 'Sign out: revoke the calling token and its family (the sign-in and its refreshes)', responses: { 200: { description: 'Signed out.', json: messageBody } } },
   {
     ...agent,
     method: 'post',

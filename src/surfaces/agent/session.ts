@@ -48,10 +48,11 @@ export function loginRoutes(ctx: AppContext): Router {
 export function sessionRoutes(ctx: AppContext): Router {
   const router = Router();
 
-  // The old token stays valid until it lapses, so a client that loses this answer is not signed out.
+  // The old token stays valid until it lapses, so a client that loses this answer is not signed out;
+  // the new one joins its family, so signing out with either ends both.
   router.post('/refresh', rateLimit(ctx.limiters, { name: 'agent-refresh', points: 6, duration: 3600, by: 'user' }), async (req, res) => {
     const { token: current, user, company } = authOf(req);
-    const { plain, token } = await issueToken(user, 'agent', { name: current.name, deviceName: current.deviceName });
+    const { plain, token } = await issueToken(user, 'agent', { name: current.name, deviceName: current.deviceName, family: current.family });
     res.json(presentAgentToken(plain, token, user, company));
   });
 
