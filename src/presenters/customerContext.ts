@@ -10,11 +10,13 @@ const UNAVAILABLE = {
   stripe: 'Stripe could not be reached; billing details are not shown.',
 } as const;
 
-/** The customer context: `shopify` and `stripe`, plus `error` only when a connected service failed. */
+/** The customer context: the email and where it came from, `shopify` and `stripe`, plus `error` only when a connected service failed. */
 export function presentCustomerContext(context: CustomerContext) {
   const { shopify, stripe } = context;
   return {
     email: context.email,
+    email_source: context.source,
+    lookup_skipped: context.skipped,
     shopify: {
       connected: shopify.connected,
       orders: shopify.orders.map((order) => presentStoreOrder(order, shopify.storeDomain ?? '')),

@@ -1,13 +1,15 @@
 import { strict as assert } from 'node:assert';
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { Company } from '../../src/models';
-import { Integration } from '../../src/models';
+import type { Chatbot, Company } from '../../src/models';
+import { Conversation, Integration } from '../../src/models';
 import { connectIntegration } from '../../src/domain/integrations/connections';
 import { agentTenant } from '../support/agent';
-import { fakeCommerce, server } from '../support/hooks';
+import { fakeCommerce, fakeLlm, server } from '../support/hooks';
 import { get } from '../support/http';
 import * as make from '../support/factories';
 import { shopifyOrder, stripeCustomer, stripeSubscription, type FakeShop, type FakeStripeAccount } from '../support/fakeCommerce';
+import { freshIp } from '../support/portal';
+import { ask, newVisitor } from '../support/widget';
 
 const unique = () => randomBytes(6).toString('hex');
 const STORE = 'acme-outdoor.myshopify.com';
@@ -15,11 +17,14 @@ const SHOPIFY_ERROR = 'Shopify could not be reached; orders are not shown.';
 const STRIPE_ERROR = 'Stripe could not be reached; billing details are not shown.';
 const path = (conversation: string) => `/api/agent/conversations/${conversation}/customer-context`;
 
-/** An agent's tenant with one conversation whose visitor gave `email` (none when null). */
+/** What the answer says beside a verified email: it was looked up. */
+const VERIFIED = { email_source: 'verified', lookup_skipped: null } as const;
+
+/** An agent's tenant with one conversation whose visitor signed in with an identity token carrying `email` (none when null). */
 async function tenant(email: string | null = `ann-${unique()}@example.test`) {
   const t = await agentTenant();
   const conversation = await make.conversation(t.bot);
-  if (email) await conversation.update({ visitorEmail: email });
+  if (email) await conversation.update({ visitorEmail: email, identity: { sub: `cust-${unique()}`, email } });
   return { ...t, conversation, email };
 }
 
@@ -38,6 +43,27 @@ async function connectStripe(company: Company, account: Omit<FakeStripeAccount, 
   return secretKey;
 }
 
+/** The requests that looked a customer up (a connected store also serves the widget's product recommendations). */
+const lookups = (credential: string) => fakeCommerce().requestsWith(credential).filter((r) => /\/(customers|orders|subscriptions)\b/.test(r.pathname));
+
+/** A widget visitor's message, through the real stream route; answers with the conversation's public id. */
+async function chat(bot: Chatbot, body: Record<string, unknown>): Promise<string> {
+  const reply = await ask({ base: `/widget/${bot.publicKey}`, ip: freshIp() }, { message: 'Where is my order?', ...body });
+  assert.equal(reply.status, 200, JSON.stringify(reply.body));
+  assert.equal(reply.events.at(-1)?.event, 'done', JSON.stringify(reply.events.at(-1)));
+  return reply.events[0]!.data.conversation_id;
+}
+
+/** A tenant whose store and Stripe account both know `email` as a paying customer with one order. */
+async function tenantWithCustomer(email: string) {
+  const t = await agentTenant();
+  await make.providerKey(t.company, t.bot.provider);
+  fakeLlm().script({ reply: 'Let me check.' });
+  const accessToken = await connectShop(t.company, { customers: [{ id: 902, email }], orders: [shopifyOrder(902, { id: 5001, name: '#1001', total_price: '25.00', created_at: '2025-03-04T10:00:00Z' })] });
+  const secretKey = await connectStripe(t.company, { customers: [stripeCustomer('cus_ann', email, 'Ann Example')] });
+  return { ...t, accessToken, secretKey };
+}
+
 describe('agent API: customer context', function () {
   this.timeout(30_000);
 
@@ -46,7 +72,7 @@ describe('agent API: customer context', function () {
     const before = fakeCommerce().requests.length;
     const reply = await get(path(conversation.publicId), token);
     assert.equal(reply.status, 200);
-    assert.deepEqual(reply.body, { email, shopify: { connected: false, orders: [] }, stripe: { connected: false, data: null } });
+    assert.deepEqual(reply.body, { email, ...VERIFIED, shopify: { connected: false, orders: [] }, stripe: { connected: false, data: null } });
     assert.equal(fakeCommerce().requests.length, before, 'nothing is looked up');
   });
 
@@ -69,6 +95,7 @@ describe('agent API: customer context', function () {
     assert.equal(reply.status, 200);
     assert.deepEqual(reply.body, {
       email,
+      ...VERIFIED,
       shopify: {
         connected: true,
         orders: [
@@ -96,7 +123,7 @@ describe('agent API: customer context', function () {
     const { company, token, conversation, email } = await tenant();
     const accessToken = await connectShop(company, { customers: [{ id: 7, email: `someone-else-${unique()}@example.test` }] });
     const reply = await get(path(conversation.publicId), token);
-    assert.deepEqual(reply.body, { email, shopify: { connected: true, orders: [] }, stripe: { connected: false, data: null } });
+    assert.deepEqual(reply.body, { email, ...VERIFIED, shopify: { connected: true, orders: [] }, stripe: { connected: false, data: null } });
     assert.equal(fakeCommerce().requestsWith(accessToken).length, 1, 'no order lookup without a customer');
   });
 
@@ -120,6 +147,7 @@ describe('agent API: customer context', function () {
     assert.equal(reply.status, 200);
     assert.deepEqual(reply.body, {
       email,
+      ...VERIFIED,
       shopify: { connected: false, orders: [] },
       stripe: {
         connected: true,
@@ -153,7 +181,7 @@ describe('agent API: customer context', function () {
     await connectShop(company);
     const secretKey = await connectStripe(company, { customers: [stripeCustomer('cus_x', `other-${unique()}@example.test`, null)] });
     const reply = await get(path(conversation.publicId), token);
-    assert.deepEqual(reply.body, { email, shopify: { connected: true, orders: [] }, stripe: { connected: true, data: { found: false } } });
+    assert.deepEqual(reply.body, { email, ...VERIFIED, shopify: { connected: true, orders: [] }, stripe: { connected: true, data: { found: false } } });
     assert.equal(fakeCommerce().requestsWith(secretKey).length, 1);
   });
 
@@ -162,8 +190,51 @@ describe('agent API: customer context', function () {
     const accessToken = await connectShop(company);
     const secretKey = await connectStripe(company);
     const reply = await get(path(conversation.publicId), token);
-    assert.deepEqual(reply.body, { email: null, shopify: { connected: true, orders: [] }, stripe: { connected: true, data: null } });
+    assert.deepEqual(reply.body, { email: null, email_source: null, lookup_skipped: 'no_email', shopify: { connected: true, orders: [] }, stripe: { connected: true, data: null } });
     assert.equal(fakeCommerce().requestsWith(accessToken).length + fakeCommerce().requestsWith(secretKey).length, 0);
+  });
+
+  it("never looks up an email the visitor typed: the services hear nothing and agents see no orders", async () => {
+    const victim = `ann-${unique()}@example.test`;
+    const { bot, token, accessToken, secretKey } = await tenantWithCustomer(victim);
+    const conversation = await chat(bot, { visitor_id: newVisitor(), meta: { visitor: { name: 'Mallory', email: victim } } });
+
+    const reply = await get(path(conversation), token);
+    assert.equal(reply.status, 200);
+    assert.deepEqual(reply.body, {
+      email: victim,
+      email_source: 'typed',
+      lookup_skipped: 'unverified_email',
+      shopify: { connected: true, orders: [] },
+      stripe: { connected: true, data: null },
+    });
+    assert.deepEqual(lookups(accessToken).concat(lookups(secretKey)), [], 'no lookup reaches Shopify or Stripe');
+  });
+
+  it("looks up the verified identity's email, and a later typed email does not replace it", async () => {
+    const email = `ann-${unique()}@example.test`;
+    const { bot, token, accessToken, secretKey } = await tenantWithCustomer(email);
+    const secret = await make.chatbotIdentitySecret(bot);
+    const identity = make.identityToken(secret, { sub: 'cust-42', name: 'Ann', email, exp: Math.floor(Date.now() / 1000) + 600 });
+    const visitor = newVisitor();
+    const conversation = await chat(bot, { visitor_id: visitor, identity });
+    const typed = `mallory-${unique()}@example.test`;
+    await chat(bot, { visitor_id: visitor, conversation_id: conversation, meta: { visitor: { name: 'Mallory', email: typed } } });
+
+    const stored = await Conversation.findOne({ where: { publicId: conversation } });
+    assert.deepEqual([stored?.visitorName, stored?.visitorEmail], ['Ann', email], 'the verified claims stay');
+    assert.deepEqual(stored?.prechat, [{ field: 'name', value: 'Mallory' }, { field: 'email', value: typed }], 'what was typed is still listed as typed');
+
+    const reply = await get(path(conversation), token);
+    assert.equal(reply.status, 200);
+    assert.equal(reply.body.email, email);
+    assert.equal(reply.body.email_source, 'verified');
+    assert.equal(reply.body.lookup_skipped, null);
+    assert.deepEqual(reply.body.shopify.orders.map((order: { name: string }) => order.name), ['#1001']);
+    assert.deepEqual(reply.body.stripe.data.customer, { name: 'Ann Example', email });
+    assert.ok(lookups(accessToken).length > 0 && lookups(secretKey).length > 0, 'both services were asked');
+    const asked = [...lookups(accessToken), ...lookups(secretKey)].flatMap((r) => [...r.query.values()]).join(' ');
+    assert.ok(asked.includes(email) && !asked.includes(typed), asked);
   });
 
   it('keeps one service\'s answer when the other fails, and says which failed', async () => {
@@ -174,6 +245,7 @@ describe('agent API: customer context', function () {
     assert.equal(reply.status, 200);
     assert.deepEqual(reply.body, {
       email,
+      ...VERIFIED,
       shopify: { connected: true, orders: [], error: SHOPIFY_ERROR },
       stripe: { connected: true, data: { found: true, customer: { name: null, email }, subscriptions: [] } },
     });
@@ -189,6 +261,7 @@ describe('agent API: customer context', function () {
     assert.equal(reply.status, 200);
     assert.deepEqual(reply.body, {
       email,
+      ...VERIFIED,
       shopify: { connected: true, orders: [], error: SHOPIFY_ERROR },
       stripe: { connected: true, data: null, error: STRIPE_ERROR },
     });
@@ -203,6 +276,7 @@ describe('agent API: customer context', function () {
     const reply = await get(path(conversation.publicId), token);
     assert.deepEqual(reply.body, {
       email,
+      ...VERIFIED,
       shopify: { connected: true, orders: [], error: SHOPIFY_ERROR },
       stripe: { connected: true, data: null, error: STRIPE_ERROR },
     });

@@ -33,7 +33,8 @@ describe('parley integration connect / disconnect (real process)', function () {
     const { company, bot, token } = await agentTenant();
     const conversation = await make.conversation(bot);
     const email = `ann-${unique()}@example.test`;
-    await conversation.update({ visitorEmail: email });
+    // Signed in with an identity token: only a verified email is looked up.
+    await conversation.update({ visitorEmail: email, identity: { sub: 'cust-1', email } });
     const first = `sk_test_${unique()}`;
     const second = `sk_live_${unique()}`;
     fakeCommerce().addStripe({ secretKey: second, customers: [stripeCustomer('cus_1', email, 'Ann')] });

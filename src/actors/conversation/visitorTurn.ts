@@ -3,6 +3,7 @@ import { generateReply, type GeneratedReply } from '../../ai/reply';
 import { EXTRACTIVE_MODEL } from '../../domain/usage/pricing';
 import { ProviderError } from '../../ai/providers';
 import { historyBefore } from '../../domain/conversations/history';
+import { verifiedDetails } from '../../domain/conversations/identity';
 import { recommendProducts } from '../../domain/integrations/recommendations';
 import { recordUsage } from '../../domain/usage/recordUsage';
 import { notFound } from '../../errors';
@@ -124,9 +125,13 @@ function store(actor: ConversationActor, input: VisitorMessageInput): Promise<Me
   });
 }
 
-/** What the visitor told us about themselves, merged over what the conversation already knew. */
+/**
+ * What the visitor told us about themselves, merged over what the conversation already knew. A claim
+ * of the verified identity (this message's token, else the one stored) beats a typed answer: anyone
+ * can type someone else's email, and agents are shown that email's orders and payments.
+ */
 function visitorColumns(conversation: Conversation, input: VisitorMessageInput) {
-  const details = { ...input.visitor, ...pickIdentity(input.identity) };
+  const details = { ...input.visitor, ...verifiedDetails(input.identity ?? conversation.identity) };
   return {
     ...(details.name && { visitorName: details.name }),
     ...(details.email && { visitorEmail: details.email }),
@@ -142,13 +147,6 @@ function prechatAnswers(conversation: Conversation, visitor: VisitorDetails) {
   const answers = new Map(conversation.prechat.map((entry) => [entry.field, entry.value]));
   for (const [field, value] of Object.entries(visitor)) if (typeof value === 'string' && value.trim()) answers.set(field, value.trim());
   return [...answers].map(([field, value]) => ({ field, value }));
-}
-
-/** A verified identity's details; only the claims it carries, so it never blanks what a form gave. */
-function pickIdentity(identity: Record<string, unknown> | undefined) {
-  const text = (value: unknown, max: number) => (typeof value === 'string' && value.trim() ? value.trim().slice(0, max) : undefined);
-  const details = { name: text(identity?.name, 255), email: text(identity?.email, 255), phone: text(identity?.phone, 64) };
-  return Object.fromEntries(Object.entries(details).filter(([, value]) => value !== undefined));
 }
 
 /**

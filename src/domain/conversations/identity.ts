@@ -36,6 +36,13 @@ export function verifyIdentity(token: string, secret: string, now = new Date()):
   return { sub: claims.sub, exp: claims.exp, email: text(claims.email), name: text(claims.name), phone: text(claims.phone) };
 }
 
+/** The contact details a verified identity vouches for; only the claims it carries, trimmed and cut to the column sizes. */
+export function verifiedDetails(identity: Record<string, unknown> | null | undefined): { name?: string; email?: string; phone?: string } {
+  const text = (value: unknown, max: number) => (typeof value === 'string' && value.trim() ? value.trim().slice(0, max) : undefined);
+  const details = { name: text(identity?.name, 255), email: text(identity?.email, 255), phone: text(identity?.phone, 64) };
+  return Object.fromEntries(Object.entries(details).filter(([, value]) => value !== undefined));
+}
+
 function decode(part: string): Record<string, unknown> | undefined {
   try {
     const value: unknown = JSON.parse(Buffer.from(part, 'base64url').toString('utf8'));

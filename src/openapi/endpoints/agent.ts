@@ -144,7 +144,8 @@ export const AGENT_ENDPOINTS: Endpoint[] = [
     method: 'get',
     path: '/api/agent/conversations/{conversation}/customer-context',
     summary: 'What the connected store (Shopify) and payments (Stripe) know about the visitor',
-    description: 'A connected service that fails never fails the request: its block keeps `connected: true`, is empty and carries `error`.',
+    description:
+      'Only the email of a verified identity (widget identity token) is looked up; a typed email is shown with `email_source: "typed"`, nothing is looked up and `lookup_skipped` says why. A connected service that fails never fails the request: its block keeps `connected: true`, is empty and carries `error`.',
     responses: { 200: { description: 'Orders and billing, by service.', json: customerContext } },
   },
   {

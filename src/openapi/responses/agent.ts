@@ -32,7 +32,12 @@ const subscription = z.object({ status: z.string(), plan: z.string(), amount: z.
 export const customerContext = named(
   'CustomerContext',
   z.object({
-    email: z.string().nullable(),
+    email: z.string().nullable().describe("the visitor's email: the verified identity's when it carries one, else the one the visitor typed"),
+    email_source: z.enum(['verified', 'typed']).nullable().describe('`verified`: from the widget identity token; `typed`: pre-chat form or widget meta; null: no email'),
+    lookup_skipped: z
+      .enum(['no_email', 'unverified_email'])
+      .nullable()
+      .describe('why the services were not asked (only a verified email is looked up); null when every connected service was'),
     shopify: z.object({ connected: z.boolean(), orders: z.array(storeOrder), error: z.string().optional() }),
     stripe: z.object({
       connected: z.boolean(),

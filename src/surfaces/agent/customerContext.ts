@@ -28,8 +28,8 @@ export function customerContextRoutes(ctx: AppContext): Router {
 
   router.get('/conversations/:conversation/customer-context', async (req: ConversationRequest, res) => {
     const { company } = authOf(req);
-    const email = await visitorEmailOf(company.id, req.params.conversation);
-    res.json(presentCustomerContext(await customerContext(ctx, company.id, email)));
+    const visitor = await visitorEmailOf(company.id, req.params.conversation);
+    res.json(presentCustomerContext(await customerContext(ctx, company.id, visitor)));
   });
 
   router.post('/conversations/:conversation/revenue', requireAbility('handle-conversations'), async (req: ConversationRequest, res) => {
