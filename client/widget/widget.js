@@ -505,7 +505,10 @@
       } else if (m[2]) {
         node = link(m[3], m[2]);
       } else {
-        var url = m[4].replace(/[.,;:!?'")\]]+$/, ''); // trailing punctuation belongs to the sentence
+        // Trailing punctuation belongs to the sentence. A loop, not /[.,;:!?'")\]]+$/: that rescanned a long dot run from each dot.
+        var end = m[4].length;
+        while (end > 0 && '.,;:!?\'")]'.indexOf(m[4].charAt(end - 1)) >= 0) end--;
+        var url = m[4].slice(0, end);
         re.lastIndex = start + url.length;
         node = link(url, url);
       }

@@ -7,13 +7,17 @@ const PERSON = String.raw`(?:a |an |the |some |real |live |actual )*(?:human|per
 const ASKS = [
   new RegExp(String.raw`\b(?:talk|speak|chat|connect|transfer|put)\b[^.?!]{0,20}\b(?:to|with|me to)\s+${PERSON}\b`, 'i'),
   /\b(?:want|need|get me|give me|like)\s+(?:a |an |the |some |real |live |actual )*(?:human|real person|live agent|human agent|agent|operator|representative)\b(?!\s*(?:license|licence|role|job|position|account|api|program))/i,
-  /^\s*(?:human|agent|operator|representative|real person|live agent)\s*(?:please|pls)?\s*[.!?]*\s*$/i,
+  // Tested against the trimmed text: `\s*` at both ends and around the optional word backtracked cubically through a run of spaces.
+  /^(?:human|agent|operator|representative|real person|live agent)(?:\s*(?:please|pls))?\s*[.!?]*$/i,
 ];
 
 /** "How do I talk to a human?" asks how it works; the knowledge base (the handoff button) answers that. */
-const ASKS_HOW = /^\s*how\b/i;
+const ASKS_HOW = /^how\b/i;
 
-export const asksForHuman = (text: string): boolean => !ASKS_HOW.test(text) && ASKS.some((pattern) => pattern.test(text));
+export const asksForHuman = (text: string): boolean => {
+  const trimmed = text.trim();
+  return !ASKS_HOW.test(trimmed) && ASKS.some((pattern) => pattern.test(trimmed));
+};
 
 /** The AI's last line before it goes quiet: it names the workspace's first-response target. */
 export function handoffLine(targetSeconds: number): string {

@@ -99,8 +99,9 @@ const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"'
 /** The product's HTML description as short plain text (the widget renders text, never HTML). */
 function plainText(html: string, max: number): string {
   const text = html
-    .replace(/<(script|style)[^>]*>[\s\S]*?<\/\1>/gi, ' ')
-    .replace(/<[^>]*>/g, ' ')
+    // An unclosed tag or script runs to the end (as in a browser); requiring the close made every "<" rescan the rest.
+    .replace(/<(script|style)\b[^>]*(?:>[\s\S]*?(?:<\/\1>|$)|$)/gi, ' ')
+    .replace(/<[^>]*(?:>|$)/g, ' ')
     .replace(/&(amp|lt|gt|quot|#39|apos|nbsp);/g, (_match, name: string) => ENTITIES[name] ?? ' ')
     .replace(/\s+/g, ' ')
     .trim();

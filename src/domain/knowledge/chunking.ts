@@ -11,7 +11,6 @@ export interface ChunkingOptions {
   overlap?: number;
 }
 
-const HEADING = /^(#{1,6})\s+(.+?)\s*#*\s*$/;
 const TITLE_LIMIT = 255;
 
 /**
@@ -54,12 +53,12 @@ function sections(text: string): Section[] {
     paragraph = [];
   };
   for (const line of text.split('\n')) {
-    const heading = HEADING.exec(line.trim());
+    const heading = markdownHeading(line.trim());
     if (heading) {
       endParagraph();
       if (current.paragraphs.length) result.push(current);
-      path.length = heading[1]!.length - 1;
-      path[heading[1]!.length - 1] = heading[2]!;
+      path.length = heading.level - 1;
+      path[heading.level - 1] = heading.text;
       current = { headings: path.filter(Boolean), paragraphs: [] };
     } else if (line.trim() === '') {
       endParagraph();
@@ -71,6 +70,23 @@ function sections(text: string): Section[] {
   if (current.paragraphs.length) result.push(current);
   return result;
 }
+
+/**
+ * `## Title ##` as level 2, "Title" (closing hashes dropped), for a trimmed line. A scan rather than
+ * `/^(#{1,6})\s+(.+?)\s*#*\s*$/`, which backtracked cubically through a long run of spaces inside the line.
+ */
+function markdownHeading(line: string): { level: number; text: string } | undefined {
+  let level = 0;
+  while (line[level] === '#') level++;
+  if (level < 1 || level > 6 || !isSpace(line[level])) return undefined;
+  const text = line.slice(level).trimStart();
+  let end = text.length;
+  while (end > 1 && text[end - 1] === '#') end--;
+  while (end > 1 && isSpace(text[end - 1])) end--;
+  return { level, text: text.slice(0, end) };
+}
+
+const isSpace = (char: string | undefined) => char !== undefined && char.trim() === '';
 
 /** Paragraphs longer than a passage, cut at sentence ends, then at spaces, then anywhere. */
 function splitLong(paragraph: string, maxChars: number): string[] {

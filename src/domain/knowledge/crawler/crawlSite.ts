@@ -4,6 +4,7 @@ import { outboundPolicy, type AddressPolicy } from '../../../net/outboundAddress
 import { checkUrl } from './fetchPage';
 import { FetchFailure, type Agents, type HopOptions } from './httpGet';
 import { normalizeUrl } from './links';
+import { PageReader } from './pageReader';
 import { loadRobots, robotsReason, type RobotsRules } from './robots';
 import { visitPage, type CrawledPage, type Visit, type VisitContext } from './visitPage';
 
@@ -18,6 +19,8 @@ export interface CrawlOptions {
   userAgent: string;
   concurrency?: number;
   signal?: AbortSignal;
+  /** Longest one page may take to read (parse and extract) on the crawl's worker thread; default 10 s. */
+  readBudgetMs?: number;
   /**
    * Tests only: replaces the address policy (and `allowPrivate`) so a test can allow one loopback
    * address and refuse another. Production code never sets it.
@@ -50,16 +53,19 @@ export async function crawlSite(startUrl: string, options: CrawlOptions): Promis
   // Per-crawl agents: a pooled socket is only ever reused under the policy that vetted it.
   const agents: Agents = { http: new http.Agent({ keepAlive: true, maxSockets: concurrency }), https: new https.Agent({ keepAlive: true, maxSockets: concurrency }) };
   const hop: HopOptions = { policy, userAgent: options.userAgent, timeoutMs: options.timeoutMs, agents, signal: options.signal };
+  // Pages are read off this thread: in single-node mode this thread also serves the web app.
+  const reader = new PageReader(options.readBudgetMs);
   try {
     const robots = await loadRobots(start.origin, hop);
     if (!robots.isAllowed(start.href)) throw new CrawlError(robotsReason(start.href), true);
-    const context: VisitContext = { origin: start.origin, hop, maxBytesPerPage: options.maxBytesPerPage };
+    const context: VisitContext = { origin: start.origin, hop, maxBytesPerPage: options.maxBytesPerPage, reader };
     const first = await visitPage(start.href, context);
     if (!first.ok) throw new CrawlError(first.reason, first.permanent);
     return await crawlFrom(start.href, first, robots, context, options, concurrency);
   } finally {
     agents.http.destroy();
     agents.https.destroy();
+    await reader.close();
   }
 }
 

@@ -1,4 +1,5 @@
 import { load, type CheerioAPI } from 'cheerio';
+import { capDepth } from './capDepth';
 import { findLinks } from './links';
 import { collapse, readableText } from './readableText';
 
@@ -13,7 +14,7 @@ export interface ExtractedPage {
 }
 
 // Chrome and boilerplate: none of it answers a visitor's question, and nav/footer repeat on every page.
-const DROP = 'script, style, noscript, template, svg, nav, footer, header, aside, form, iframe';
+const DROP = ['script', 'style', 'noscript', 'template', 'svg', 'nav', 'footer', 'header', 'aside', 'form', 'iframe'];
 
 /** Turns a fetched page into readable text (markdown-style headings) plus the links to crawl next. */
 export function extractPage(body: string, pageUrl: string, mediaType: string): ExtractedPage {
@@ -21,13 +22,15 @@ export function extractPage(body: string, pageUrl: string, mediaType: string): E
     return { title: titleFromUrl(pageUrl), text: body.replace(/\r\n?/g, '\n').trim(), links: [], noindex: false, nofollow: false };
   }
   const $ = load(body);
+  // Before any selector: their cost grows with the tree's depth.
+  capDepth($, new Set(DROP));
   const { noindex, nofollow } = metaRobots($);
   const title = collapse($('title').first().text()) || collapse($('h1').first().text()) || titleFromUrl(pageUrl);
   // Links come from the whole page, before nav/footer go: navigation is how the rest of the site is found.
   const links = nofollow ? [] : findLinks($, pageUrl);
   let text = '';
   if (!noindex) {
-    $(DROP).remove();
+    $(DROP.join(', ')).remove();
     text = readableText(contentRoot($).toArray());
   }
   return { title, text, links, noindex, nofollow };

@@ -6,6 +6,13 @@ export interface DomNode {
   children?: DomNode[];
 }
 
+/**
+ * Most characters one paragraph, heading, table row or <pre> contributes. Real prose paragraphs are a
+ * few thousand characters at most; past this a page is padding (or an attack on the index size), and
+ * the rest of the element adds nothing a visitor's question could be answered from.
+ */
+export const MAX_ELEMENT_CHARS = 20_000;
+
 // Elements that start a new paragraph; everything else flows inline into the current one.
 const BLOCKS = new Set([
   'address', 'article', 'blockquote', 'body', 'caption', 'dd', 'details', 'dialog', 'div', 'dl', 'dt', 'fieldset',
@@ -24,20 +31,22 @@ class Paragraphs {
   }
 
   flush(): void {
-    const text = collapse(this.buffer);
+    const text = clip(collapse(this.buffer));
     this.buffer = '';
     if (text) this.list.push(text);
   }
 
   push(paragraph: string): void {
     this.flush();
-    if (paragraph) this.list.push(paragraph);
+    if (paragraph) this.list.push(clip(paragraph));
   }
 }
 
 /**
  * Readable text of the given roots: headings become markdown heading lines, paragraphs, list items and
  * table rows become their own paragraphs, separated by blank lines; whitespace is collapsed except in <pre>.
+ * Linear in the size of the tree: every pattern and loop here passes over each character a bounded number
+ * of times. The walk recurses once per level, so callers cap the tree's depth first (`capDepth`).
  */
 export function readableText(roots: DomNode[]): string {
   const out = new Paragraphs();
@@ -57,8 +66,8 @@ function walk(node: DomNode, out: Paragraphs): void {
   }
   if (name === 'br') return out.add(' ');
   if (name === 'tr') {
-    const cells = node.children.filter((cell) => cell.name === 'td' || cell.name === 'th').map(inlineText).filter(Boolean);
-    return out.push(cells.join(' | '));
+    const cells = node.children.filter((cell) => cell.name === 'td' || cell.name === 'th').map(inlineText);
+    return out.push(cells.filter(Boolean).join(' | '));
   }
   if (name === 'pre') return out.push(preformatted(node));
   const block = BLOCKS.has(name);
@@ -72,20 +81,59 @@ function inlineText(node: DomNode): string {
   const inner = new Paragraphs();
   for (const child of node.children ?? []) walk(child, inner);
   inner.flush();
-  return inner.list.join(' ');
+  return clip(inner.list.join(' '));
 }
 
 // Code and ASCII layouts lose their meaning when collapsed: keep line breaks, drop blank-line runs.
 function preformatted(node: DomNode): string {
-  const raw: string[] = [];
-  const collect = (n: DomNode): void => {
-    if (n.nodeType === 3) raw.push(n.data ?? '');
-    else if (n.name?.toLowerCase() === 'br') raw.push('\n');
-    else for (const child of n.children ?? []) collect(child);
-  };
-  collect(node);
-  return raw.join('').replace(/[ \t]+$/gm, '').replace(/\n{2,}/g, '\n').trim();
+  const lines = flatText(node, '\n').split('\n').map(trimLineEnd).filter((line) => line !== '');
+  return clip(lines.join('\n').trim());
 }
+
+/**
+ * Every text node under `node` in document order, `<br>` and block boundaries as `lineBreak`, skipping
+ * elements named in `skip`. An explicit stack instead of recursion: the depth of the tree is the page author's choice.
+ */
+export function flatText(node: DomNode, lineBreak: string, skip: ReadonlySet<string> = new Set()): string {
+  const parts: string[] = [];
+  const stack: DomNode[] = [node];
+  while (stack.length) {
+    const current = stack.pop()!;
+    if (current.nodeType === 3) {
+      parts.push(current.data ?? '');
+      continue;
+    }
+    const name = current.name?.toLowerCase() ?? '';
+    if (skip.has(name)) continue;
+    if (name === 'br' || BLOCKS.has(name)) parts.push(lineBreak);
+    const children = current.children ?? [];
+    for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]!);
+  }
+  return parts.join('');
+}
+
+/**
+ * The line without trailing spaces and tabs, by a backwards scan: the regex `/[ \t]+$/gm` this replaces
+ * retried the whole whitespace run from every position in it, quadratic in a run with no line end.
+ */
+function trimLineEnd(line: string): string {
+  let end = line.length;
+  while (end > 0) {
+    const code = line.charCodeAt(end - 1);
+    if (code !== 0x20 && code !== 0x09 && code !== 0x0d) break;
+    end--;
+  }
+  return end === line.length ? line : line.slice(0, end);
+}
+
+/** At most MAX_ELEMENT_CHARS characters, never splitting a surrogate pair. */
+function clip(text: string): string {
+  if (text.length <= MAX_ELEMENT_CHARS) return text;
+  const end = isHighSurrogate(text.charCodeAt(MAX_ELEMENT_CHARS - 1)) ? MAX_ELEMENT_CHARS - 1 : MAX_ELEMENT_CHARS;
+  return text.slice(0, end).trimEnd();
+}
+
+const isHighSurrogate = (code: number) => code >= 0xd800 && code <= 0xdbff;
 
 export function collapse(text: string): string {
   return text.replace(/\s+/g, ' ').trim();
