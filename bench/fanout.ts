@@ -3,7 +3,7 @@ import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { Redis } from 'ioredis';
 import { loadConfig } from '../config/env';
-import { closeContext, openContext } from '../src/context';
+import { closeContext, openContext } from '../src/boot/openContext';
 import { createLogger } from '../src/logger';
 import { defer, scoped } from './support/cleanup';
 import { SocketChild } from './support/fanoutChildren';

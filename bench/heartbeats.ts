@@ -2,7 +2,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { loadConfig } from '../config/env';
-import { closeContext, openContext } from '../src/context';
+import { closeContext, openContext } from '../src/boot/openContext';
 import { createLogger } from '../src/logger';
 import { Visitor } from '../src/models';
 import { defer, scoped } from './support/cleanup';

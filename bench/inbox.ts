@@ -3,7 +3,7 @@ import { cpus, loadavg } from 'node:os';
 import { resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { loadConfig } from '../config/env';
-import { closeContext, openContext } from '../src/context';
+import { closeContext, openContext } from '../src/boot/openContext';
 import { createLogger } from '../src/logger';
 import { defer, scoped } from './support/cleanup';
 import { cpuSeconds, CpuMeter } from './support/cpu';

@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { loadConfig, loadDotEnv } from '../config/env';
+import { closeContext, openContext } from './boot/openContext';
 import { AppError } from './errors';
-import { closeContext, openContext } from './context';
 import { createLogger } from './logger';
 import { parse } from './http/validate';
 import { PASSWORD_STDIN, type Command } from './cli/command';

@@ -3,15 +3,18 @@ import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import type { Config } from '../config/env';
+import type { ActorDeps } from './actors/deps';
+import { lateActors, parleyBehaviours } from './actors/kinds';
 import type { AnyBehaviour } from './actors/runtime/host';
-import { lateActors, parleyBehaviours, type ActorDeps } from './actors/kinds';
 import { closePresenceWriter } from './actors/visitor/presenceWriter';
 import { startActorSystem, type ActorSystem } from './actors/system';
 import { createApp } from './app';
+import { jobProcessors } from './boot/jobs';
+import { closeContext, openContext } from './boot/openContext';
+import type { AppContext } from './context';
 import { ensureDemo, type Demo } from './domain/demo/ensureDemo';
-import { closeContext, openContext, type AppContext } from './context';
+import { requeuePendingSources } from './domain/knowledge/indexJob';
 import { InProcessJobQueue } from './jobs/inProcessQueue';
-import { jobProcessors, requeuePendingSources } from './jobs/processors';
 import { createRealtime, type Realtime } from './realtime/server';
 
 export interface RunningWeb {

@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 import { ConfigError, loadConfig, loadDotEnv } from '../config/env';
-import { closeContext, openContext } from '../src/context';
+import { JOB_KINDS, jobProcessors } from '../src/boot/jobs';
+import { closeContext, openContext } from '../src/boot/openContext';
+import { requeuePendingSources } from '../src/domain/knowledge/indexJob';
 import { startBullWorkers } from '../src/jobs/bullQueue';
-import { jobProcessors, requeuePendingSources } from '../src/jobs/processors';
 import { createLogger } from '../src/logger';
 import { startOpsServer } from '../src/ops/opsServer';
 
@@ -23,7 +24,7 @@ async function main(): Promise<void> {
   const ctx = await openContext(config, logger);
   // Before any job is taken, so a port already in use stops the worker at start.
   const ops = config.workerPort === undefined ? undefined : await startOpsServer(ctx, config.workerPort);
-  const workers = await startBullWorkers(config.redisUrl!, config.redisPrefix, jobProcessors(ctx), logger);
+  const workers = await startBullWorkers(config.redisUrl!, config.redisPrefix, JOB_KINDS, jobProcessors(ctx), logger);
   const requeued = await requeuePendingSources(ctx);
   // Push jobs exist only where web nodes have VAPID keys; a worker without them would drop what it is given.
   logger.info({ requeued, push: config.vapid ? 'configured' : 'not configured', port: ops?.port }, 'worker ready');

@@ -1,5 +1,6 @@
 import { loadConfig } from '../../config/env';
-import { closeContext, openContext, type AppContext } from '../../src/context';
+import { closeContext, openContext } from '../../src/boot/openContext';
+import type { AppContext } from '../../src/context';
 import { createLogger } from '../../src/logger';
 import { SHARD_COUNT } from '../../src/actors/cluster/shards';
 import { startActorSystem, type ActorSystem } from '../../src/actors/system';

@@ -1,7 +1,8 @@
 import { resolve } from 'node:path';
 import { Redis } from 'ioredis';
 import { loadConfig } from '../../config/env';
-import { closeContext, openContext, type AppContext } from '../../src/context';
+import { closeContext, openContext } from '../../src/boot/openContext';
+import type { AppContext } from '../../src/context';
 import { createLogger } from '../../src/logger';
 import type { Chatbot } from '../../src/models';
 import { defer } from './cleanup';

@@ -1,16 +1,8 @@
-import type { AppContext } from '../context';
 import { conversationBehaviour } from './conversation/behaviour';
-import type { RealtimeEmitter } from '../realtime/emitter';
+import type { ActorDeps } from './deps';
 import type { AnyBehaviour } from './runtime/host';
 import type { Actors } from './runtime/router';
 import { visitorBehaviour } from './visitor/behaviour';
-
-/** What actor behaviours are built with: the process services, the realtime emitter, and the router to other actors. */
-export interface ActorDeps {
-  ctx: AppContext;
-  realtime: RealtimeEmitter;
-  actors: Actors;
-}
 
 /** The actor kinds every Parley web node hosts. */
 export function parleyBehaviours(deps: ActorDeps): AnyBehaviour[] {

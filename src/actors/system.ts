@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import type { AppContext, ReadinessCheck } from '../context';
+import type { AppContext } from '../context';
+import type { ReadinessCheck } from '../readiness';
 import { connectRedis } from '../redis';
 import { ShardFences } from './cluster/fences';
 import { LocalLeases, ShardLeases, type LeaseStore } from './cluster/leases';

@@ -1,7 +1,9 @@
 import { setImmediate as nextTick } from 'node:timers/promises';
 import type { Passage } from '../domain/knowledge/retrieve';
-import { EXTRACTIVE_MODEL } from '../domain/usage/pricing';
 import type { ChatOptions, Completion } from './providers/types';
+
+/** The model name usage records carry for an extractive answer (priced at nothing). */
+export const EXTRACTIVE_MODEL = 'extractive';
 
 export const NO_ANSWER =
   "I couldn't find that in what I know. Could you put it another way, or ask to talk to a person?";

@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import type pg from 'pg';
 import type { Logger } from 'pino';
-import type { ReadinessCheck } from '../context';
+import type { ReadinessCheck } from '../readiness';
 import { DedicatedSession } from './dedicatedSession';
 
 /**

@@ -2,18 +2,7 @@ import { Queue, Worker, type BackoffOptions, type KeepJobs } from 'bullmq';
 import type { Logger } from 'pino';
 import { throttledWarn } from '../logger';
 import { BullConnections, bullPrefix } from './bullConnections';
-import {
-  JOB_POLICIES,
-  jobIdOf,
-  type JobName,
-  type JobPayloads,
-  type JobPolicy,
-  type JobProcessor,
-  type JobProcessors,
-  type JobQueue,
-  type QueueDepth,
-  type QueueDepths,
-} from './definitions';
+import type { JobKinds, JobName, JobPayloads, JobPolicy, JobProcessor, JobProcessors, JobQueue, QueueDepth, QueueDepths } from './definitions';
 import { retryDelayMs } from './retryAfter';
 
 type AnyPayload = JobPayloads[JobName];
@@ -33,15 +22,15 @@ export class BullJobQueue implements JobQueue {
   private readonly queues = new Map<string, Queue<AnyPayload>>();
   private readonly prefix: string;
 
-  constructor(redisUrl: string, redisPrefix: string) {
+  constructor(redisUrl: string, redisPrefix: string, private readonly kinds: JobKinds) {
     this.connections = new BullConnections(redisUrl);
     this.prefix = bullPrefix(redisPrefix);
   }
 
   async enqueue<N extends JobName>(name: N, payload: JobPayloads[N]): Promise<void> {
-    const policy = JOB_POLICIES[name];
+    const { policy, idOf } = this.kinds[name];
     await this.queue(name).add(name, payload, {
-      jobId: jobIdOf[name](payload),
+      jobId: idOf(payload),
       attempts: policy.attempts,
       backoff: { type: BACKOFF_TYPE, delay: policy.backoffMs },
       // A removed job's id may be used again: the same work can then be asked for again.
@@ -52,7 +41,7 @@ export class BullJobQueue implements JobQueue {
 
   /** Every kind's counts in BullMQ: the cluster's queues, the same whichever process asks. */
   async depth(): Promise<QueueDepths> {
-    const names = Object.keys(JOB_POLICIES) as JobName[];
+    const names = Object.keys(this.kinds) as JobName[];
     const depths = await Promise.all(names.map(async (name): Promise<[JobName, QueueDepth]> => {
       const counts = await this.queue(name).getJobCounts('wait', 'prioritized', 'active', 'delayed');
       return [name, { waiting: (counts.wait ?? 0) + (counts.prioritized ?? 0), active: counts.active ?? 0, delayed: counts.delayed ?? 0 }];
@@ -82,6 +71,7 @@ const backoffOf = (backoff: number | BackoffOptions | undefined): number | undef
 export async function startBullWorkers(
   redisUrl: string,
   redisPrefix: string,
+  kinds: JobKinds,
   processors: Partial<JobProcessors>,
   logger: Logger,
 ): Promise<{ close(): Promise<void> }> {
@@ -91,7 +81,7 @@ export async function startBullWorkers(
   const warnWorkerError = throttledWarn();
   const workers = names.map((name) => {
     const process = processors[name] as JobProcessor<JobName>;
-    const backoffMs = JOB_POLICIES[name].backoffMs;
+    const { backoffMs, concurrency } = kinds[name].policy;
     const worker = new Worker<AnyPayload>(
       name,
       async (job) => {
@@ -101,7 +91,7 @@ export async function startBullWorkers(
       {
         connection: connections.next(`worker-${name}`),
         prefix: bullPrefix(redisPrefix),
-        concurrency: JOB_POLICIES[name].concurrency,
+        concurrency,
         settings: { backoffStrategy: (attemptsMade, _type, error, job) => retryDelayMs(error, backoffOf(job?.opts.backoff) ?? backoffMs, attemptsMade) },
       },
     );

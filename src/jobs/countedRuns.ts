@@ -19,9 +19,6 @@ export function countedRuns(metrics: Pick<Metrics, 'jobRun'>, processors: JobPro
       }
       metrics.jobRun(name, 'completed');
     };
-  return {
-    'index-source': counted('index-source', processors['index-source']),
-    'push-fanout': counted('push-fanout', processors['push-fanout']),
-    'push-deliver': counted('push-deliver', processors['push-deliver']),
-  };
+  const names = Object.keys(processors) as JobName[];
+  return Object.fromEntries(names.map((name) => [name, counted(name, processors[name] as JobProcessor<JobName>)])) as JobProcessors;
 }

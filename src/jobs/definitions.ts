@@ -1,20 +1,19 @@
-import type { PushDeliveryJob, PushFanoutJob } from '../domain/push/jobs';
-
 /**
- * Background job kinds: what each carries and how it is retried. A job's id is deterministic
- * (`jobIdOf`), so enqueueing the same work twice while it waits or runs (or, for kinds with
- * `rememberDoneSeconds`, soon after it finished) is a no-op.
+ * Background job kinds: what each carries. Empty here on purpose: each domain module that owns a kind
+ * adds it with declaration merging, so this layer never imports the domain:
+ *
+ *   declare module '../../jobs/definitions' {
+ *     interface JobPayloads {
+ *       'push-fanout': PushFanoutJob;
+ *     }
+ *   }
+ *
+ * and exports its `JobKind` (retries, id) and its processor; src/boot/jobs.ts lists them all.
  */
-export interface JobPayloads {
-  /** (Re)build a knowledge source's passages: chunk text / Q&A, or crawl a URL source's site. */
-  'index-source': { sourceId: number };
-  /** One agent notification event: find who should hear of it and queue one delivery per device. */
-  'push-fanout': PushFanoutJob;
-  /** One notification to one device (push subscription). */
-  'push-deliver': PushDeliveryJob;
-}
+// eslint-disable-next-line @typescript-eslint/no-empty-interface
+export interface JobPayloads {}
 
-export type JobName = keyof JobPayloads;
+export type JobName = keyof JobPayloads & string;
 
 /** How a job kind runs; in cluster mode each kind is its own BullMQ queue, named after it. */
 export interface JobPolicy {
@@ -30,22 +29,19 @@ export interface JobPolicy {
   rememberDoneSeconds?: number;
 }
 
-export const JOB_POLICIES: { [N in JobName]: JobPolicy } = {
-  'index-source': { attempts: 5, backoffMs: 2_000, concurrency: 2 },
-  // An event raised twice (a retried actor turn) must not notify twice; an hour outlives every push's TTL.
-  'push-fanout': { attempts: 5, backoffMs: 1_000, concurrency: 4, rememberDoneSeconds: 3_600 },
-  // 2 + 4 + 8 + 16 + 32 s of backoff: about a minute of push-service trouble is ridden out.
-  'push-deliver': { attempts: 6, backoffMs: 2_000, concurrency: 16, rememberDoneSeconds: 3_600 },
-};
+/**
+ * How one kind is queued. A job's id is deterministic (`idOf`), so enqueueing the same work twice while
+ * it waits or runs (or, with `rememberDoneSeconds`, soon after it finished) is a no-op.
+ */
+export interface JobKind<N extends JobName> {
+  policy: JobPolicy;
+  idOf(payload: JobPayloads[N]): string;
+}
 
-/** A job id from free text: BullMQ ids may not contain ':', and the escaping keeps distinct texts distinct. */
-const idPart = (text: string): string => encodeURIComponent(text);
+export type JobKinds<K extends JobName = JobName> = { [N in K]: JobKind<N> };
 
-export const jobIdOf: { [N in JobName]: (payload: JobPayloads[N]) => string } = {
-  'index-source': ({ sourceId }) => `index-source-${sourceId}`,
-  'push-fanout': ({ key }) => `push-fanout-${idPart(key)}`,
-  'push-deliver': ({ key, subscriptionId }) => `push-deliver-${subscriptionId}-${idPart(key)}`,
-};
+/** A job id part from free text: BullMQ ids may not contain ':', and the escaping keeps distinct texts distinct. */
+export const jobIdPart = (text: string): string => encodeURIComponent(text);
 
 export interface JobAttempt {
   /** 1 for the first run. */
@@ -55,7 +51,7 @@ export interface JobAttempt {
 }
 
 export type JobProcessor<N extends JobName> = (payload: JobPayloads[N], attempt: JobAttempt) => Promise<void>;
-export type JobProcessors = { [N in JobName]: JobProcessor<N> };
+export type JobProcessors<K extends JobName = JobName> = { [N in K]: JobProcessor<N> };
 
 /** Jobs of one kind not yet finished: queued, running, or waiting out a backoff before their next attempt. */
 export interface QueueDepth {

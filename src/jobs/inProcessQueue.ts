@@ -1,6 +1,6 @@
 import { UnrecoverableError } from 'bullmq';
 import type { Logger } from 'pino';
-import { JOB_POLICIES, jobIdOf, type JobName, type JobPayloads, type JobProcessor, type JobProcessors, type JobQueue, type QueueDepths } from './definitions';
+import type { JobKinds, JobName, JobPayloads, JobProcessor, JobProcessors, JobQueue, QueueDepth, QueueDepths } from './definitions';
 import { retryDelayMs } from './retryAfter';
 
 // Finished ids are swept at most this often; a lookup checks the expiry itself in between.
@@ -27,7 +27,10 @@ export class InProcessJobQueue implements JobQueue {
   private readonly timers = new Set<NodeJS.Timeout>();
   private closed = false;
 
-  constructor(private readonly logger: Logger) {}
+  constructor(
+    private readonly logger: Logger,
+    private readonly kinds: JobKinds,
+  ) {}
 
   /** Starts running jobs (queued ones included) of the kinds given processors; other kinds keep waiting. */
   process(processors: Partial<JobProcessors>): void {
@@ -36,14 +39,14 @@ export class InProcessJobQueue implements JobQueue {
   }
 
   async enqueue<N extends JobName>(name: N, payload: JobPayloads[N]): Promise<void> {
-    const id = jobIdOf[name](payload);
+    const id = this.kinds[name].idOf(payload);
     if (this.closed || this.known.has(id) || this.remembered(id)) return;
     this.known.add(id);
     this.schedule(name, id, payload, 1);
   }
 
   private schedule<N extends JobName>(name: N, id: string, payload: JobPayloads[N], attempt: number): void {
-    const policy = JOB_POLICIES[name];
+    const { policy } = this.kinds[name];
     const run = async () => {
       const process = this.processors![name] as JobProcessor<N>;
       try {
@@ -68,7 +71,7 @@ export class InProcessJobQueue implements JobQueue {
 
   private finish(name: JobName, id: string): void {
     this.known.delete(id);
-    const seconds = JOB_POLICIES[name].rememberDoneSeconds;
+    const seconds = this.kinds[name].policy.rememberDoneSeconds;
     if (seconds) this.done.set(id, Date.now() + seconds * 1000);
   }
 
@@ -84,7 +87,7 @@ export class InProcessJobQueue implements JobQueue {
 
   private drain(name: JobName): void {
     const queue = this.waiting.get(name) ?? [];
-    while (this.processors?.[name] && queue.length && (this.running.get(name) ?? 0) < JOB_POLICIES[name].concurrency) {
+    while (this.processors?.[name] && queue.length && (this.running.get(name) ?? 0) < this.kinds[name].policy.concurrency) {
       const run = queue.shift()!;
       this.running.set(name, (this.running.get(name) ?? 0) + 1);
       const done = run().finally(() => {
@@ -98,12 +101,11 @@ export class InProcessJobQueue implements JobQueue {
 
   /** Every kind's counts in this process, as BullMQ reports them in cluster mode. */
   async depth(): Promise<QueueDepths> {
-    const depthOf = (name: JobName) => ({
-      waiting: this.waiting.get(name)?.length ?? 0,
-      active: this.running.get(name) ?? 0,
-      delayed: this.backingOff.get(name) ?? 0,
-    });
-    return { 'index-source': depthOf('index-source'), 'push-fanout': depthOf('push-fanout'), 'push-deliver': depthOf('push-deliver') };
+    const depthOf = (name: JobName): [JobName, QueueDepth] => [
+      name,
+      { waiting: this.waiting.get(name)?.length ?? 0, active: this.running.get(name) ?? 0, delayed: this.backingOff.get(name) ?? 0 },
+    ];
+    return Object.fromEntries((Object.keys(this.kinds) as JobName[]).map(depthOf)) as QueueDepths;
   }
 
   /** Resolves once no job is waiting, running or backing off (tests wait for a chain of jobs to finish with it). */

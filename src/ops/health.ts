@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import type { ReadinessCheck } from '../context';
+import type { ReadinessCheck } from '../readiness';
 
 const CHECK_TIMEOUT_MS = 2000;
 

@@ -1,7 +1,7 @@
 import type { RequestHandler } from 'express';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { ProviderCallReport } from '../ai/providers/types';
-import type { DeliveryOutcome } from '../domain/push/deliver';
+import type { DeliveryOutcome } from '../domain/push/delivery';
 import type { JobName } from '../jobs/definitions';
 import { actorGauges, queueGauge, socketGauge, type ActorCounts, type QueueCounts, type SocketCounts } from './liveGauges';
 

@@ -4,14 +4,13 @@ import { resolve } from 'node:path';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { generateVAPIDKeys } from 'web-push';
+import { JOB_KINDS, jobProcessors } from '../../src/boot/jobs';
 import type { AppContext } from '../../src/context';
 import { raisePushEvent } from '../../src/domain/push/events';
 import { savePushSubscription } from '../../src/domain/push/subscriptions';
 import { bullPrefix } from '../../src/jobs/bullConnections';
 import { BullJobQueue } from '../../src/jobs/bullQueue';
-import { jobIdOf } from '../../src/jobs/definitions';
 import { InProcessJobQueue } from '../../src/jobs/inProcessQueue';
-import { jobProcessors } from '../../src/jobs/processors';
 import { agentTenant } from '../support/agent';
 import { REDIS_URL, TEST_ENV, TEST_REDIS_PREFIX } from '../support/env';
 import { eventually } from '../support/eventually';
@@ -124,7 +123,7 @@ describe('domain metrics', function () {
       assert.equal(waiting(await scrape()), baseline + 1);
       assert.ok((await scrape()).value('parley_job_queue_depth', { kind: 'push-deliver', state: 'delayed' }) !== undefined, 'every kind and state is listed');
     } finally {
-      await queue.remove(jobIdOf['index-source'](payload));
+      await queue.remove(JOB_KINDS['index-source'].idOf(payload));
       await queue.close();
       await connection.quit();
     }
@@ -147,7 +146,7 @@ describe('domain metrics', function () {
 
     it('counts deliveries by outcome and job runs by kind, in the metrics /metrics serves', async () => {
       const base = server().ctx;
-      queue = new InProcessJobQueue(base.logger);
+      queue = new InProcessJobQueue(base.logger, JOB_KINDS);
       // The suite's server has no VAPID keys; this context has, and shares its metrics.
       const ctx: AppContext = { ...base, config: Object.freeze({ ...base.config, vapid: VAPID }), jobs: queue };
       queue.process(jobProcessors(ctx, { push: { ca: fake.ca } }));
@@ -216,7 +215,7 @@ describe('the worker\'s operations port (WORKER_PORT)', function () {
   });
 
   it('counts the jobs it runs, by kind and outcome', async () => {
-    const queue = new BullJobQueue(REDIS_URL, prefix);
+    const queue = new BullJobQueue(REDIS_URL, prefix, JOB_KINDS);
     try {
       // A source that does not exist: the job completes without work.
       await queue.enqueue('index-source', { sourceId: 2_000_000_000 + randomBytes(2).readUInt16BE() });

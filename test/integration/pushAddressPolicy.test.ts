@@ -1,12 +1,12 @@
 import { strict as assert } from 'node:assert';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { generateVAPIDKeys } from 'web-push';
+import { JOB_KINDS, jobProcessors } from '../../src/boot/jobs';
 import type { AppContext } from '../../src/context';
 import { raisePushEvent } from '../../src/domain/push/events';
 import { savePushSubscription } from '../../src/domain/push/subscriptions';
 import { authenticate } from '../../src/http/authenticate';
 import { InProcessJobQueue } from '../../src/jobs/inProcessQueue';
-import { jobProcessors } from '../../src/jobs/processors';
 import { PushSubscription } from '../../src/models';
 import { pushRoutes } from '../../src/surfaces/agent/push';
 import { agentTenant } from '../support/agent';
@@ -83,7 +83,7 @@ describe('push endpoints obey the outbound address policy', function () {
     /** Saves a device of the stand-in under another host of the same port, and raises one event for it. */
     async function deliverTo(allowPrivate: boolean, host: string) {
       const ctx = withPolicy(allowPrivate);
-      queue = new InProcessJobQueue(ctx.logger);
+      queue = new InProcessJobQueue(ctx.logger, JOB_KINDS);
       const jobsCtx: AppContext = { ...ctx, jobs: queue };
       queue.process(jobProcessors(jobsCtx, { push: { ca: fake.ca } }));
       const { company } = await make.workspace();

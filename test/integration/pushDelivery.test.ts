@@ -2,6 +2,7 @@ import { strict as assert } from 'node:assert';
 import { randomUUID } from 'node:crypto';
 import { request as httpsRequest } from 'node:https';
 import { generateRequestDetails, generateVAPIDKeys, getVapidHeaders, sendNotification } from 'web-push';
+import { JOB_KINDS, jobProcessors } from '../../src/boot/jobs';
 import type { AppContext } from '../../src/context';
 import { setWorkspaceSuspended } from '../../src/domain/accounts/createWorkspace';
 import { setUserSuspended } from '../../src/domain/accounts/createUser';
@@ -9,9 +10,8 @@ import { savePreferences } from '../../src/domain/notifications/storedPreference
 import type { NotificationEvent, PreferencesChange } from '../../src/domain/notifications/preferences';
 import { raisePushEvent, type PushEvent } from '../../src/domain/push/events';
 import { savePushSubscription } from '../../src/domain/push/subscriptions';
-import { JOB_POLICIES, type JobName, type JobPayloads, type JobProcessors, type JobQueue } from '../../src/jobs/definitions';
+import type { JobName, JobPayloads, JobProcessors, JobQueue } from '../../src/jobs/definitions';
 import { InProcessJobQueue } from '../../src/jobs/inProcessQueue';
-import { jobProcessors } from '../../src/jobs/processors';
 import { Chatbot, PushSubscription, type User } from '../../src/models';
 import { startFakePushService, type FakePushService, type FakeSubscription, type PushRequest } from '../support/fakePushService';
 import { server } from '../support/hooks';
@@ -29,7 +29,7 @@ describe('web push: fan-out and delivery', function () {
   this.timeout(30_000);
   let fake: FakePushService;
   let queue: InProcessJobQueue | undefined;
-  const savedPolicies = { deliver: { ...JOB_POLICIES['push-deliver'] }, fanout: { ...JOB_POLICIES['push-fanout'] } };
+  const savedPolicies = { deliver: { ...JOB_KINDS['push-deliver'].policy }, fanout: { ...JOB_KINDS['push-fanout'].policy } };
 
   before(async () => {
     fake = await startFakePushService();
@@ -39,8 +39,8 @@ describe('web push: fan-out and delivery', function () {
   afterEach(async () => {
     await queue?.close();
     queue = undefined;
-    Object.assign(JOB_POLICIES['push-deliver'], savedPolicies.deliver);
-    Object.assign(JOB_POLICIES['push-fanout'], savedPolicies.fanout);
+    Object.assign(JOB_KINDS['push-deliver'].policy, savedPolicies.deliver);
+    Object.assign(JOB_KINDS['push-fanout'].policy, savedPolicies.fanout);
     assert.deepEqual(fake.rejected(), [], 'every request carried a valid VAPID signature and a decryptable body');
   });
 
@@ -49,7 +49,7 @@ describe('web push: fan-out and delivery', function () {
   /** A context with VAPID keys whose jobs run here, like a single node's; the suite's own server has none. */
   function pushContext(options: { now?: () => Date; throttleWindowMs?: number; redis?: boolean } = {}): AppContext {
     const base = server().ctx;
-    queue = new InProcessJobQueue(base.logger);
+    queue = new InProcessJobQueue(base.logger, JOB_KINDS);
     const ctx: AppContext = { ...base, config: Object.freeze({ ...base.config, vapid: VAPID }), jobs: queue, redis: options.redis === false ? undefined : base.redis };
     processors = jobProcessors(ctx, { push: { ca: fake.ca, now: options.now, throttleWindowMs: options.throttleWindowMs } });
     queue.process(processors);
@@ -336,7 +336,7 @@ describe('web push: fan-out and delivery', function () {
       const agent = await make.user(company, 'agent');
       const broken = fake.subscribe();
       await savePushSubscription(agent, { endpoint: broken.endpoint, p256dh: 'not-a-key', auth: broken.keys.auth });
-      Object.assign(JOB_POLICIES['push-deliver'], { backoffMs: 20, attempts: 3 });
+      Object.assign(JOB_KINDS['push-deliver'].policy, { backoffMs: 20, attempts: 3 });
       const attempts: number[] = [];
       const real = processors!;
       queue!.process({ ...real, 'push-deliver': async (job, attempt) => void (attempts.push(attempt.attempt), await real['push-deliver'](job, attempt)) });
@@ -347,7 +347,7 @@ describe('web push: fan-out and delivery', function () {
     });
 
     it('a 503 is retried with backoff and the notification arrives exactly once', async () => {
-      Object.assign(JOB_POLICIES['push-deliver'], { backoffMs: 50 });
+      Object.assign(JOB_KINDS['push-deliver'].policy, { backoffMs: 50 });
       const ctx = pushContext();
       const t = await team();
       fake.script(t.devices.ana, { status: 503 }, { status: 503 });
@@ -358,7 +358,7 @@ describe('web push: fan-out and delivery', function () {
     });
 
     it('honours Retry-After in seconds and as an HTTP date rather than the backoff (429 and 503)', async () => {
-      Object.assign(JOB_POLICIES['push-deliver'], { backoffMs: 60_000 });
+      Object.assign(JOB_KINDS['push-deliver'].policy, { backoffMs: 60_000 });
       const ctx = pushContext();
       const t = await team();
       fake.script(t.devices.ana, { status: 429, headers: { 'Retry-After': '1' } });
@@ -386,7 +386,7 @@ describe('web push: fan-out and delivery', function () {
     });
 
     it('a network failure is retried until the attempts run out', async () => {
-      Object.assign(JOB_POLICIES['push-deliver'], { backoffMs: 20, attempts: 3 });
+      Object.assign(JOB_KINDS['push-deliver'].policy, { backoffMs: 20, attempts: 3 });
       const ctx = pushContext();
       const { company } = await make.workspace();
       const agent = await make.user(company, 'agent');

@@ -2,12 +2,11 @@ import { strict as assert } from 'node:assert';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { generateVAPIDKeys } from 'web-push';
+import { JOB_KINDS, jobProcessors } from '../../src/boot/jobs';
 import type { AppContext } from '../../src/context';
 import { raisePushEvent, type PushEvent } from '../../src/domain/push/events';
 import { savePushSubscription } from '../../src/domain/push/subscriptions';
 import { BullJobQueue, startBullWorkers } from '../../src/jobs/bullQueue';
-import { JOB_POLICIES } from '../../src/jobs/definitions';
-import { jobProcessors } from '../../src/jobs/processors';
 import { eventually } from '../support/eventually';
 import { REDIS_URL, TEST_REDIS_PREFIX } from '../support/env';
 import { startFakePushService, type FakePushService, type FakeSubscription } from '../support/fakePushService';
@@ -27,16 +26,16 @@ describe('web push on BullMQ (cluster mode)', function () {
   let workers: { close(): Promise<void> };
   let ctx: AppContext;
   const prefix = `${TEST_REDIS_PREFIX}push-${randomBytes(3).toString('hex')}:`;
-  const saved = { ...JOB_POLICIES['push-deliver'] };
+  const saved = { ...JOB_KINDS['push-deliver'].policy };
 
   before(async () => {
     fake = await startFakePushService();
     fake.expectVapidKey(VAPID.publicKey);
     const base = server().ctx;
-    queue = new BullJobQueue(REDIS_URL, prefix);
+    queue = new BullJobQueue(REDIS_URL, prefix, JOB_KINDS);
     ctx = { ...base, config: Object.freeze({ ...base.config, vapid: VAPID, redisPrefix: prefix }), jobs: queue };
     const { 'push-fanout': fanout, 'push-deliver': deliver } = jobProcessors(ctx, { push: { ca: fake.ca } });
-    workers = await startBullWorkers(REDIS_URL, prefix, { 'push-fanout': fanout, 'push-deliver': deliver }, base.logger);
+    workers = await startBullWorkers(REDIS_URL, prefix, JOB_KINDS, { 'push-fanout': fanout, 'push-deliver': deliver }, base.logger);
   });
   after(async () => {
     await workers?.close();
@@ -48,7 +47,7 @@ describe('web push on BullMQ (cluster mode)', function () {
     await redis.quit();
   });
   afterEach(() => {
-    Object.assign(JOB_POLICIES['push-deliver'], saved);
+    Object.assign(JOB_KINDS['push-deliver'].policy, saved);
     assert.deepEqual(fake.rejected(), []);
   });
 
@@ -71,7 +70,7 @@ describe('web push on BullMQ (cluster mode)', function () {
   }
 
   it('delivers through a worker, honouring Retry-After instead of the backoff', async () => {
-    Object.assign(JOB_POLICIES['push-deliver'], { backoffMs: 60_000 });
+    Object.assign(JOB_KINDS['push-deliver'].policy, { backoffMs: 60_000 });
     const { event, device } = await agentWithDevice();
     fake.script(device, { status: 503, headers: { 'Retry-After': '1' } });
     raisePushEvent(ctx, event());
@@ -82,7 +81,7 @@ describe('web push on BullMQ (cluster mode)', function () {
   });
 
   it('retries a 503 without Retry-After with the policy backoff, and delivers once', async () => {
-    Object.assign(JOB_POLICIES['push-deliver'], { backoffMs: 100 });
+    Object.assign(JOB_KINDS['push-deliver'].policy, { backoffMs: 100 });
     const { event, device } = await agentWithDevice();
     fake.script(device, { status: 503 }, { status: 502 });
     raisePushEvent(ctx, event());

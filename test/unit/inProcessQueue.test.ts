@@ -1,20 +1,20 @@
 import { strict as assert } from 'node:assert';
 import { UnrecoverableError } from 'bullmq';
 import pino from 'pino';
-import { JOB_POLICIES } from '../../src/jobs/definitions';
+import { JOB_KINDS } from '../../src/boot/jobs';
 import { InProcessJobQueue } from '../../src/jobs/inProcessQueue';
 import { eventually } from '../support/eventually';
 
 const logger = pino({ level: 'silent' });
 
 describe('InProcessJobQueue (single-node mode)', () => {
-  const policy = JOB_POLICIES['index-source'];
+  const policy = JOB_KINDS['index-source'].policy;
   const original = { ...policy };
   beforeEach(() => Object.assign(policy, { backoffMs: 5, attempts: 3 }));
   afterEach(() => Object.assign(policy, original));
 
   it('runs queued jobs once processors exist, and ignores a duplicate id while one waits or runs', async () => {
-    const queue = new InProcessJobQueue(logger);
+    const queue = new InProcessJobQueue(logger, JOB_KINDS);
     const seen: number[] = [];
     await queue.enqueue('index-source', { sourceId: 1 });
     await queue.enqueue('index-source', { sourceId: 1 });
@@ -28,7 +28,7 @@ describe('InProcessJobQueue (single-node mode)', () => {
   });
 
   it('retries with backoff, flags the final attempt, and stops at UnrecoverableError', async () => {
-    const queue = new InProcessJobQueue(logger);
+    const queue = new InProcessJobQueue(logger, JOB_KINDS);
     const attempts: Array<[number, number, boolean]> = [];
     queue.process({
       'index-source': async ({ sourceId }, { attempt, finalAttempt }) => {
@@ -48,7 +48,7 @@ describe('InProcessJobQueue (single-node mode)', () => {
 
   it('reports its depth by kind: waiting, running, and backing off before a retry', async () => {
     Object.assign(policy, { backoffMs: 60_000, concurrency: 2 });
-    const queue = new InProcessJobQueue(logger);
+    const queue = new InProcessJobQueue(logger, JOB_KINDS);
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
     queue.process({
@@ -68,7 +68,7 @@ describe('InProcessJobQueue (single-node mode)', () => {
   });
 
   it('runs at most the policy\'s concurrency at once and close() waits for running jobs', async () => {
-    const queue = new InProcessJobQueue(logger);
+    const queue = new InProcessJobQueue(logger, JOB_KINDS);
     let running = 0;
     let peak = 0;
     let finished = 0;

@@ -1,5 +1,6 @@
 import { strict as assert } from 'node:assert';
 import pino from 'pino';
+import { JOB_KINDS } from '../../src/boot/jobs';
 import { resolvePreferences } from '../../src/domain/notifications/preferences';
 import { ttlLeft } from '../../src/domain/push/delivery';
 import type { PushEvent } from '../../src/domain/push/events';
@@ -7,7 +8,6 @@ import type { PushFanoutJob } from '../../src/domain/push/jobs';
 import { notificationFor, truncate } from '../../src/domain/push/payload';
 import { retryAfterMs } from '../../src/domain/push/retryAfterHeader';
 import { memoryThrottle } from '../../src/domain/push/throttle';
-import { JOB_POLICIES, jobIdOf } from '../../src/jobs/definitions';
 import { InProcessJobQueue } from '../../src/jobs/inProcessQueue';
 import { RetryAfter, retryDelayMs } from '../../src/jobs/retryAfter';
 
@@ -71,12 +71,12 @@ describe('push parts', () => {
 
   it('job ids carry no ":" and distinct keys never share an id', () => {
     const job = (key: string): PushFanoutJob => ({ ...event({ key }), raisedAt: 0 });
-    const ids = ['a:b-c', 'a-b:c', 'a%3Ab-c'].map((key) => jobIdOf['push-fanout'](job(key)));
+    const ids = ['a:b-c', 'a-b:c', 'a%3Ab-c'].map((key) => JOB_KINDS['push-fanout'].idOf(job(key)));
     assert.equal(new Set(ids).size, 3);
     for (const id of ids) assert.ok(!id.includes(':'), id);
     const deliveries = [
-      jobIdOf['push-deliver']({ key: 'k:1', event: 'chat_started', companyId: 1, userId: 1, subscriptionId: 12, raisedAt: 0, notification: notificationFor(event(), resolvePreferences(null), '') }),
-      jobIdOf['push-deliver']({ key: 'k:1', event: 'chat_started', companyId: 1, userId: 1, subscriptionId: 1, raisedAt: 0, notification: notificationFor(event(), resolvePreferences(null), '') }),
+      JOB_KINDS['push-deliver'].idOf({ key: 'k:1', event: 'chat_started', companyId: 1, userId: 1, subscriptionId: 12, raisedAt: 0, notification: notificationFor(event(), resolvePreferences(null), '') }),
+      JOB_KINDS['push-deliver'].idOf({ key: 'k:1', event: 'chat_started', companyId: 1, userId: 1, subscriptionId: 1, raisedAt: 0, notification: notificationFor(event(), resolvePreferences(null), '') }),
     ];
     assert.notEqual(deliveries[0], deliveries[1]);
   });
@@ -92,13 +92,13 @@ describe('push parts', () => {
   });
 
   describe('InProcessJobQueue and push jobs', () => {
-    const policy = JOB_POLICIES['push-fanout'];
+    const policy = JOB_KINDS['push-fanout'].policy;
     const original = { ...policy };
     afterEach(() => Object.assign(policy, original));
 
     it('waits what a RetryAfter asks for instead of the backoff', async () => {
       Object.assign(policy, { backoffMs: 60_000, attempts: 3 });
-      const queue = new InProcessJobQueue(logger);
+      const queue = new InProcessJobQueue(logger, JOB_KINDS);
       const runs: number[] = [];
       queue.process({
         'push-fanout': async () => {
@@ -115,7 +115,7 @@ describe('push parts', () => {
 
     it('remembers finished ids for rememberDoneSeconds, then lets the same work run again', async () => {
       Object.assign(policy, { rememberDoneSeconds: 0.2 });
-      const queue = new InProcessJobQueue(logger);
+      const queue = new InProcessJobQueue(logger, JOB_KINDS);
       let runs = 0;
       queue.process({ 'push-fanout': async () => void (runs += 1) });
       const job = { ...event(), raisedAt: 0 };
@@ -132,7 +132,7 @@ describe('push parts', () => {
     });
 
     it('a kind without a processor waits; the others run', async () => {
-      const queue = new InProcessJobQueue(logger);
+      const queue = new InProcessJobQueue(logger, JOB_KINDS);
       let ran = false;
       queue.process({ 'index-source': async () => void (ran = true) });
       await queue.enqueue('push-fanout', { ...event(), raisedAt: 0 });

@@ -1,4 +1,4 @@
-import type { ActorDeps } from '../kinds';
+import type { ActorDeps } from '../deps';
 import type { ActivationEnv } from '../runtime/behaviour';
 import { notFound } from '../../errors';
 import { Chatbot, Company, type Conversation } from '../../models';

@@ -1,4 +1,4 @@
-import type { ActorDeps } from '../kinds';
+import type { ActorDeps } from '../deps';
 import type { ActorBehaviour } from '../runtime/behaviour';
 import { Conversation } from '../../models';
 import { ConversationActor } from './actor';

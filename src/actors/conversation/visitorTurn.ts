@@ -1,6 +1,6 @@
 import { UniqueConstraintError } from 'sequelize';
+import { EXTRACTIVE_MODEL } from '../../ai/extractive';
 import { generateReply, type GeneratedReply } from '../../ai/reply';
-import { EXTRACTIVE_MODEL } from '../../domain/usage/pricing';
 import { ProviderError } from '../../ai/providers';
 import { historyBefore } from '../../domain/conversations/history';
 import { verifiedDetails } from '../../domain/conversations/identity';

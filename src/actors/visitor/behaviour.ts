@@ -1,4 +1,4 @@
-import type { ActorDeps } from '../kinds';
+import type { ActorDeps } from '../deps';
 import type { ActorBehaviour } from '../runtime/behaviour';
 import { raisePushEvent } from '../../domain/push/events';
 import { pollSecondsOf } from '../../domain/visitors/presence';

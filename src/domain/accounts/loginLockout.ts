@@ -1,6 +1,6 @@
 import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
-import type { LimiterFactory } from '../../http/rateLimit';
 import { tooManyRequests } from '../../errors';
+import type { LimiterFactory } from '../../limits/limiters';
 
 const MAX_FAILURES = 5;
 const WINDOW_SECONDS = 15 * 60;

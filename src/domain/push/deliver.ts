@@ -4,26 +4,10 @@ import type { AppContext } from '../../context';
 import { RetryAfter } from '../../jobs/retryAfter';
 import { AddressRefused, checkLiteralHost } from '../../net/outboundAddress';
 import { PushSubscription } from '../../models';
-import { DELIVERY, ttlLeft } from './delivery';
+import { DELIVERY, ttlLeft, type DeliveryOutcome } from './delivery';
 import type { PushDeliveryJob } from './jobs';
 import { retryAfterMs } from './retryAfterHeader';
 import type { PushRuntime } from './runtime';
-
-/** What became of one delivery that did not throw (a throw means "retry"). */
-export type DeliveryOutcome =
-  /** The push service accepted it. */
-  | 'sent'
-  /** The device is gone: unsubscribed, moved to another user, or the push service answered 404/410 (record deleted). */
-  | 'gone'
-  /** Its TTL ran out (or would, before the push service lets us retry). */
-  | 'expired'
-  /**
-   * The push service refused it for good (another 4xx): logged, not retried. Also an endpoint whose
-   * host is or resolves to an address the outbound policy refuses: never connected to, record deleted.
-   */
-  | 'refused'
-  /** VAPID keys were removed since the event was raised. */
-  | 'unconfigured';
 
 /**
  * Sends one notification to one device with web-push (RFC 8291 aes128gcm, VAPID-signed), with the TTL

@@ -25,3 +25,19 @@ export function ttlLeft(event: NotificationEvent, raisedAt: number, now: number)
   const elapsed = Math.max(0, Math.ceil((now - raisedAt) / 1000));
   return Math.max(0, DELIVERY[event].ttlSeconds - elapsed);
 }
+
+/** What became of one delivery that did not throw (a throw means "retry"). */
+export type DeliveryOutcome =
+  /** The push service accepted it. */
+  | 'sent'
+  /** The device is gone: unsubscribed, moved to another user, or the push service answered 404/410 (record deleted). */
+  | 'gone'
+  /** Its TTL ran out (or would, before the push service lets us retry). */
+  | 'expired'
+  /**
+   * The push service refused it for good (another 4xx): logged, not retried. Also an endpoint whose
+   * host is or resolves to an address the outbound policy refuses: never connected to, record deleted.
+   */
+  | 'refused'
+  /** VAPID keys were removed since the event was raised. */
+  | 'unconfigured';

@@ -1,6 +1,5 @@
 import type { AppContext } from '../../context';
 import type { NotificationEvent } from '../notifications/preferences';
-import type { PushFanoutJob } from './jobs';
 
 /**
  * Something agents may want to hear about while their app is in the background (docs/push.md
@@ -30,10 +29,9 @@ export interface PushEvent {
  */
 export function raisePushEvent(ctx: AppContext, event: PushEvent): void {
   if (!ctx.config.vapid) return;
-  const job: PushFanoutJob = { ...event, raisedAt: Date.now() };
   const lost = (error: unknown) => ctx.logger.warn({ err: error, push: event.key }, 'could not queue a push event; agents will not be notified of it');
   try {
-    ctx.jobs.enqueue('push-fanout', job).catch(lost);
+    ctx.jobs.enqueue('push-fanout', { ...event, raisedAt: Date.now() }).catch(lost);
   } catch (error) {
     lost(error);
   }

@@ -1,3 +1,4 @@
+import { jobIdPart, type JobKinds } from '../../jobs/definitions';
 import type { NotificationEvent } from '../notifications/preferences';
 import type { PushEvent } from './events';
 import type { PushNotification } from './payload';
@@ -19,3 +20,27 @@ export interface PushDeliveryJob {
   raisedAt: number;
   notification: PushNotification;
 }
+
+declare module '../../jobs/definitions' {
+  interface JobPayloads {
+    /** One agent notification event: find who should hear of it and queue one delivery per device. */
+    'push-fanout': PushFanoutJob;
+    /** One notification to one device (push subscription). */
+    'push-deliver': PushDeliveryJob;
+  }
+}
+
+export type PushJobName = 'push-fanout' | 'push-deliver';
+
+export const PUSH_JOB_KINDS: JobKinds<PushJobName> = {
+  // An event raised twice (a retried actor turn) must not notify twice; an hour outlives every push's TTL.
+  'push-fanout': {
+    policy: { attempts: 5, backoffMs: 1_000, concurrency: 4, rememberDoneSeconds: 3_600 },
+    idOf: ({ key }) => `push-fanout-${jobIdPart(key)}`,
+  },
+  // 2 + 4 + 8 + 16 + 32 s of backoff: about a minute of push-service trouble is ridden out.
+  'push-deliver': {
+    policy: { attempts: 6, backoffMs: 2_000, concurrency: 16, rememberDoneSeconds: 3_600 },
+    idOf: ({ key, subscriptionId }) => `push-deliver-${subscriptionId}-${jobIdPart(key)}`,
+  },
+};

@@ -1,7 +1,6 @@
 import { FREE, PRICING, type Price } from '../../../config/pricing';
 import type { ProviderSlug } from '../../../config/providers';
-
-export const EXTRACTIVE_MODEL = 'extractive';
+import { EXTRACTIVE_MODEL } from '../../ai/extractive';
 
 // OpenRouter resells other vendors' models under `vendor/model`; their own price lists apply.
 const OPENROUTER_VENDORS: Record<string, ProviderSlug> = {

@@ -1,0 +1,10 @@
+import type { AppContext } from '../context';
+import type { RealtimeEmitter } from '../realtime/emitter';
+import type { Actors } from './runtime/router';
+
+/** What actor behaviours are built with: the process services, the realtime emitter, and the router to other actors. */
+export interface ActorDeps {
+  ctx: AppContext;
+  realtime: RealtimeEmitter;
+  actors: Actors;
+}
