@@ -3,6 +3,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { chmod, mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { migrations } from '../../src/models/migrations';
 import { request } from '../support/http';
 import { CLI, Running, SERVER, childEnv, jsonLine, objectWithKeys, runNode } from '../support/processes';
 
