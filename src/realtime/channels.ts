@@ -23,6 +23,12 @@ export const companyChannel = (companyId: number) => `private-company.${companyI
 export const userChannel = (userId: number) => `private-user.${userId}`;
 export const conversationChannel = (conversationId: string) => `private-conversation.${conversationId}`;
 
+/** Where a conversation's durable events go: its own thread (agents who have it open, and the widget) and its workspace's inbox. */
+export const conversationChannels = (conversation: { publicId: string; companyId: number }): string[] => [
+  conversationChannel(conversation.publicId),
+  companyChannel(conversation.companyId),
+];
+
 /** Widget sockets sit in a room of their own, so events meant only for agents (deltas, typing) never reach them. */
 export const widgetRoom = (conversationId: string) => `widget:${conversationId}`;
 

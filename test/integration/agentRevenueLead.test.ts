@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { Conversation, Lead } from '../../src/models';
 import { agentTenant } from '../support/agent';
 import { request } from '../support/http';
+import { postStream } from '../support/sse';
 import * as make from '../support/factories';
 
 const revenuePath = (conversation: string) => `/api/agent/conversations/${conversation}/revenue`;
@@ -103,7 +104,7 @@ describe('agent API: lead', () => {
   });
 
   it('saves the captured details as a new chat lead (201), once per conversation (200 on a repeat)', async () => {
-    const { company, token, conversation } = await tenant();
+    const { company, bot, token, conversation } = await tenant();
     await conversation.update({ visitorEmail: 'ann@example.test' });
     const created = await request('POST', leadPath(conversation.publicId), { token });
     assert.equal(created.status, 201);
@@ -117,9 +118,11 @@ describe('agent API: lead', () => {
       { companyId: company.id, conversationId: Number(conversation.id), name: null, email: 'ann@example.test', phone: null },
     );
 
-    // Later the visitor leaves a phone number and the lead has moved on: saving again fills it in and keeps the status.
+    // Later the visitor leaves a phone number (through the widget, so the conversation's actor records it)
+    // and the lead has moved on: saving again fills it in and keeps the status.
     await row!.update({ status: 'contacted' });
-    await conversation.update({ visitorPhone: '+44 20 7946 0000', visitorEmail: null });
+    const body = { visitor_id: conversation.visitorKey, conversation_id: conversation.publicId, message: 'Call me', meta: { visitor: { phone: '+44 20 7946 0000' } } };
+    assert.equal((await postStream(`/widget/${bot.publicKey}/stream`, body, { 'X-Forwarded-For': '10.8.0.1' })).events[0]?.event, 'meta');
     const again = await request('POST', leadPath(conversation.publicId), { token });
     assert.equal(again.status, 200);
     assert.deepEqual(again.body, { lead: { id, status: 'contacted', source: 'chat' } });

@@ -41,6 +41,13 @@ const storedFor = async (conversation: Conversation) =>
 const usageKinds = async (company: Company) =>
   (await UsageRecord.findAll({ where: { companyId: company.id }, order: [['id', 'ASC']] })).map((row) => row.kind);
 
+/** What the summary route does: the model's answer, kept by a turn of the conversation's actor. */
+async function suggestAndStore(conversation: Conversation, options: { userId?: number } = {}) {
+  const suggestions = await suggestTags(server().ctx, conversation.id, options);
+  if (suggestions) await server().actors.ask('conversation', conversation.publicId, { type: 'replaceSuggestedTags', suggestions });
+  return suggestions;
+}
+
 /** The chat turns of an OpenAI-protocol request, system prompt first. */
 const turnsOf = (index: number): Array<{ role: string; content: string }> => fakeLlm().requests[index]!.body.messages;
 
@@ -113,7 +120,7 @@ describe('AI tag suggestions', () => {
           { id: 999_999, confidence: 1, reason: 'Not in the catalogue.' },
         ]),
       });
-      const stored = await suggestTags(server().ctx, t.conversation.id, { userId: t.agent.id });
+      const stored = await suggestAndStore(t.conversation, { userId: t.agent.id });
       assert.equal(stored?.length, 2);
 
       assert.equal(fakeLlm().requests.length, 1);
@@ -139,9 +146,9 @@ describe('AI tag suggestions', () => {
     it('replaces earlier suggestions, offers only unattached tags and lists only unattached ones', async () => {
       const t = await tenant();
       fakeLlm().script({ reply: answer([{ id: t.tags.billing.id, confidence: 0.4 }, { id: t.tags.shipping.id, confidence: 0.6 }]) });
-      await suggestTags(server().ctx, t.conversation.id);
+      await suggestAndStore(t.conversation);
       fakeLlm().script({ reply: answer([{ id: t.tags.billing.id, confidence: 0.9, reason: 'Second look.' }, { id: t.tags.refund.id, confidence: 0.3 }]) });
-      await suggestTags(server().ctx, t.conversation.id);
+      await suggestAndStore(t.conversation);
       assert.deepEqual(await storedFor(t.conversation), [
         { tagId: t.tags.billing.id, confidence: 0.9, reason: 'Second look.' },
         { tagId: t.tags.refund.id, confidence: 0.3, reason: '' },
@@ -151,7 +158,7 @@ describe('AI tag suggestions', () => {
       assert.deepEqual((await tagSuggestionsOf(t.conversation.id)).map((item) => item.name), ['Refund'], 'an attached tag is no longer suggested');
 
       fakeLlm().script({ reply: answer([]) });
-      await suggestTags(server().ctx, t.conversation.id);
+      await suggestAndStore(t.conversation);
       const offered = turnsOf(2)[0]!.content;
       assert.ok(!offered.includes(`- id ${t.tags.billing.id}:`), 'the attached tag is not offered');
       assert.ok(offered.includes(`- id ${t.tags.refund.id}: Refund`));
@@ -161,9 +168,9 @@ describe('AI tag suggestions', () => {
     it('keeps earlier suggestions when the answer is not a tag list (the call still counts)', async () => {
       const t = await tenant();
       fakeLlm().script({ reply: answer([{ id: t.tags.shipping.id, confidence: 0.8 }]) });
-      await suggestTags(server().ctx, t.conversation.id);
+      await suggestAndStore(t.conversation);
       fakeLlm().script({ reply: 'I think Shipping fits.' });
-      assert.equal(await suggestTags(server().ctx, t.conversation.id), null);
+      assert.equal(await suggestAndStore(t.conversation), null);
       assert.deepEqual((await storedFor(t.conversation)).map((row) => row.tagId), [t.tags.shipping.id]);
       assert.deepEqual(await usageKinds(t.company), ['tagging', 'tagging']);
     });
@@ -172,19 +179,19 @@ describe('AI tag suggestions', () => {
       const noTags = await agentTenant();
       await make.providerKey(noTags.company, noTags.bot.provider);
       const untagged = await conversationWith(noTags.bot, [['visitor', 'Hello']]);
-      assert.equal(await suggestTags(server().ctx, untagged.id), null);
+      assert.equal(await suggestAndStore(untagged), null);
 
       const silent = await tenant({ messages: [['assistant', 'Welcome!'], ['agent', 'Anything I can do?']] });
-      assert.equal(await suggestTags(server().ctx, silent.conversation.id), null);
+      assert.equal(await suggestAndStore(silent.conversation), null);
 
       const keyless = await tenant({ key: false });
-      assert.equal(await suggestTags(server().ctx, keyless.conversation.id), null);
+      assert.equal(await suggestAndStore(keyless.conversation), null);
 
       const allTagged = await tenant();
       for (const tag of Object.values(allTagged.tags)) {
         await ConversationTag.create({ conversationId: allTagged.conversation.id, tagId: tag.id, companyId: allTagged.company.id });
       }
-      assert.equal(await suggestTags(server().ctx, allTagged.conversation.id), null);
+      assert.equal(await suggestAndStore(allTagged.conversation), null);
 
       const { company, owner } = await make.workspace({ plan: 'free' });
       const bot = await make.chatbot(company);
@@ -192,7 +199,7 @@ describe('AI tag suggestions', () => {
       await createTag(company.id, { name: 'Billing' });
       const spent = await conversationWith(bot, [['visitor', 'Hello']]);
       await UsageRecord.bulkCreate(Array.from({ length: 100 }, () => ({ companyId: company.id, kind: 'reply' as const, provider: 'openai' as const, model: 'm' })));
-      assert.equal(await suggestTags(server().ctx, spent.id, { userId: owner.id }), null);
+      assert.equal(await suggestAndStore(spent, { userId: owner.id }), null);
 
       assert.equal(fakeLlm().requests.length, 0);
       assert.equal(await UsageRecord.count({ where: { companyId: company.id } }), 100);

@@ -5,8 +5,9 @@ import { Chatbot, Company, type Conversation } from '../../models';
 import type { NotificationEvent } from '../../domain/notifications/preferences';
 import { raisePushEvent } from '../../domain/push/events';
 import { visitorDisplayName } from '../../domain/visitors/displayName';
+import { conversationChannels } from '../../realtime/channels';
 import type { ConversationView } from './protocol';
-import type { ConversationRecord } from './record';
+import type { ConversationRecord, Unit } from './record';
 import { conversationEventData, viewOf } from './view';
 
 export type ChatbotWithCompany = Chatbot & { company: Company };
@@ -61,6 +62,14 @@ export class ConversationActor {
 
   eventData(): Record<string, unknown> {
     return conversationEventData(this.conversation(), this.targetSeconds);
+  }
+
+  /**
+   * Queues `conversation.updated` for this write: on the thread and the inbox unless told otherwise.
+   * Its data is read after commit, so it shows the conversation as written.
+   */
+  updated(unit: Unit, channels = conversationChannels(unit.conversation)): void {
+    unit.emit('conversation.updated', channels, () => this.eventData());
   }
 
   /** Tells agents' devices about this conversation; raised after the write it describes committed. */

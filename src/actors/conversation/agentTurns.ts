@@ -1,17 +1,15 @@
 import { QueryTypes, UniqueConstraintError } from 'sequelize';
+import * as moves from '../../domain/conversations/transitions';
 import { notFound } from '../../errors';
 import { Conversation, Message, Note } from '../../models';
-import { presentMessageEvent } from '../../presenters/message';
 import { companyChannel, conversationChannel } from '../../realtime/channels';
 import { visitorActorId } from '../visitor/protocol';
 import type { ConversationActor } from './actor';
 import type { ConversationView, InviteInput, SentMessage, StoredNote } from './protocol';
-import { takeover } from './stateTurns';
-import { takeOver } from '../../domain/conversations/transitions';
+import type { Unit } from './record';
+import { move, stopSlaClock } from './stateMoves';
 
-const PREVIEW = 200;
-
-const channelsOf = (conversation: Conversation) => [conversationChannel(conversation.publicId), companyChannel(conversation.companyId)];
+// What agents do in a conversation: hold it, answer, invite, annotate, read.
 
 const sent = (message: Message): SentMessage => ({ id: Number(message.id), content: message.content, at: message.createdAt.toISOString() });
 
@@ -19,9 +17,35 @@ const sent = (message: Message): SentMessage => ({ id: Number(message.id), conte
 const tellVisitor = (actor: ConversationActor, conversation: Conversation) =>
   actor.deps.actors.tell('visitor', visitorActorId(conversation.companyId, conversation.visitorKey), { type: 'held', conversationId: conversation.publicId });
 
+/** The agent holds the conversation from this write on (event `human_connected` when it changes hands). */
+async function holdFor(actor: ConversationActor, unit: Unit, userId: number): Promise<void> {
+  const changes = moves.takeOver(unit.conversation, userId);
+  if (!changes) return;
+  await unit.addEvent('human_connected', 'agent', userId);
+  unit.change(changes);
+  actor.updated(unit);
+}
+
+export async function takeover(actor: ConversationActor, userId: number): Promise<ConversationView> {
+  const view = await move(actor, moves.takeOver(actor.conversation(), userId), 'human_connected', 'agent', userId);
+  await stopSlaClock(actor);
+  return view;
+}
+
+export const release = (actor: ConversationActor, userId: number) => move(actor, moves.release(actor.conversation()), 'released', 'agent', userId);
+
+export async function resolve(actor: ConversationActor, userId: number): Promise<ConversationView> {
+  const view = await move(actor, moves.resolve(actor.conversation(), new Date()), 'resolved', 'agent', userId);
+  await stopSlaClock(actor);
+  return view;
+}
+
+export const reopen = (actor: ConversationActor, userId: number) => move(actor, moves.reopenByAgent(actor.conversation()), 'reopened', 'agent', userId);
+
 /**
  * An agent's reply takes the conversation over and is held for the visitor (delivered live, and on
- * the next heartbeat). The same client id twice stores it once and answers `duplicate`; the unique
+ * the next heartbeat): one write, so the takeover is never saved without its line or the line
+ * without the takeover. The same client id twice stores it once and answers `duplicate`; the unique
  * index holds that even against an earlier owner of this conversation.
  */
 export async function agentReply(actor: ConversationActor, userId: number, text: string, clientId?: string): Promise<ConversationView & { message: SentMessage; duplicate: boolean }> {
@@ -29,14 +53,12 @@ export async function agentReply(actor: ConversationActor, userId: number, text:
   const earlier = async () => (clientId ? await Message.findOne({ where: { conversationId: conversation.id, clientId } }) : null);
   const repeat = await earlier();
   if (repeat) return { ...actor.view(), message: sent(repeat), duplicate: true };
-  await takeover(actor, userId);
   try {
     const message = await actor.record.write(undefined, async (unit) => {
-      const stored = await unit.addMessage({ role: 'agent', content: text, authorUserId: userId, clientId: clientId ?? null });
-      unit.change({ messageCount: conversation.messageCount + 1, unreadCount: 0, lastMessagePreview: text.slice(0, PREVIEW), lastMessageAt: stored.createdAt });
-      unit.emit('message.created', channelsOf(conversation), presentMessageEvent(stored, conversation.publicId));
-      return stored;
+      await holdFor(actor, unit, userId);
+      return unit.addLine({ role: 'agent', content: text, authorUserId: userId, clientId: clientId ?? null }, 'clear');
     });
+    await stopSlaClock(actor);
     tellVisitor(actor, conversation);
     return { ...actor.view(), message: sent(message), duplicate: false };
   } catch (error) {
@@ -48,8 +70,9 @@ export async function agentReply(actor: ConversationActor, userId: number, text:
 
 /**
  * An agent starts a chat with a visitor who is browsing: the conversation (new, or the visitor's open
- * one) is held by that agent from the first line, and the line waits for the visitor's next heartbeat
- * unless their widget is connected. One write: either all of it is saved or none of it.
+ * one, as their visitor actor chose) is held by that agent from the first line, and the line waits
+ * for the visitor's next heartbeat unless their widget is connected. One write: either all of it is
+ * saved or none of it.
  */
 export async function invite(actor: ConversationActor, input: InviteInput): Promise<ConversationView & { created: boolean; message: SentMessage }> {
   const existing = actor.record.row && actor.conversation({ chatbotId: input.chatbotId, visitorKey: input.visitorKey });
@@ -66,18 +89,11 @@ export async function invite(actor: ConversationActor, input: InviteInput): Prom
           routedBy: 'invite',
         });
   const message = await actor.record.write(create, async (unit) => {
-    const conversation = unit.conversation;
     await unit.addEvent('invited', 'agent', input.userId);
-    const stored = await unit.addMessage({ role: 'agent', content: input.text, authorUserId: input.userId });
-    unit.change({
-      ...takeOver(conversation, input.userId),
-      messageCount: conversation.messageCount + 1,
-      lastMessagePreview: input.text.slice(0, PREVIEW),
-      lastMessageAt: stored.createdAt,
-    });
-    unit.emit(existing ? 'conversation.updated' : 'conversation.created', existing ? channelsOf(conversation) : [companyChannel(conversation.companyId)], () => actor.eventData());
-    unit.emit('message.created', channelsOf(conversation), presentMessageEvent(stored, conversation.publicId));
-    return stored;
+    unit.change(moves.takeOver(unit.conversation, input.userId));
+    if (existing) actor.updated(unit);
+    else unit.emit('conversation.created', [companyChannel(unit.conversation.companyId)], () => actor.eventData());
+    return unit.addLine({ role: 'agent', content: input.text, authorUserId: input.userId });
   });
   tellVisitor(actor, actor.conversation());
   return { ...actor.view(), created: !existing, message: sent(message) };
@@ -88,7 +104,8 @@ export async function note(actor: ConversationActor, userId: number, body: strin
   const conversation = actor.conversation();
   const stored = await actor.record.write(undefined, async (unit) => {
     const created = await Note.create({ companyId: conversation.companyId, conversationId: conversation.id, userId, body }, { transaction: unit.transaction });
-    unit.emit('conversation.updated', [conversationChannel(conversation.publicId)], () => actor.eventData());
+    // Agents refetch the thread; the inbox row does not change.
+    actor.updated(unit, [conversationChannel(conversation.publicId)]);
     return created;
   });
   return { id: Number(stored.id), body: stored.body, userId: stored.userId ?? null, at: stored.createdAt.toISOString() };
@@ -111,7 +128,7 @@ export async function tag(actor: ConversationActor, userId: number, tagId: numbe
     );
     if (rows.length === 0) return { changed: false };
     await unit.addEvent(attach ? 'tag_added' : 'tag_removed', 'agent', userId, { tag_id: tagId });
-    unit.emit('conversation.updated', channelsOf(conversation), () => actor.eventData());
+    actor.updated(unit);
     return { changed: true };
   });
 }
@@ -123,7 +140,7 @@ export async function markRead(actor: ConversationActor): Promise<{ unreadCount:
   if (conversation.unreadCount > 0) {
     await actor.record.write(undefined, async (unit) => {
       unit.change({ unreadCount: 0 });
-      unit.emit('conversation.updated', channelsOf(conversation), () => actor.eventData());
+      actor.updated(unit);
     });
   }
   return { unreadCount: 0 };

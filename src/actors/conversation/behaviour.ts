@@ -3,9 +3,10 @@ import type { ActorBehaviour } from '../runtime/behaviour';
 import { Conversation } from '../../models';
 import { ConversationActor } from './actor';
 import { ConversationRecord } from './record';
-import * as agentTurns from './agentTurns';
-import * as turns from './stateTurns';
-import { visitorMessage } from './visitorTurn';
+import * as records from './agentRecords';
+import * as agent from './agentTurns';
+import { slaCheck } from './stateMoves';
+import * as visitor from './visitorTurns';
 import './protocol';
 
 // An AI reply may stream for a while (the provider's own timeout applies between chunks).
@@ -28,19 +29,25 @@ export function conversationBehaviour(deps: ActorDeps): ActorBehaviour<'conversa
       if (row) await actor.chatbot();
       return {
         handle: {
-          visitorMessage: (message, turn) => visitorMessage(actor, message, turn),
-          requestHandoff: (owner) => turns.requestHandoff(actor, owner),
-          reset: (owner) => turns.reset(actor, owner),
-          takeover: ({ userId }) => turns.takeover(actor, userId),
-          agentReply: ({ userId, text, clientId }) => agentTurns.agentReply(actor, userId, text, clientId),
-          release: ({ userId }) => turns.release(actor, userId),
-          resolve: ({ userId }) => turns.resolve(actor, userId),
-          reopen: ({ userId }) => turns.reopen(actor, userId),
-          slaCheck: ({ requestedAt }) => turns.slaCheck(actor, requestedAt),
-          invite: (input) => agentTurns.invite(actor, input),
-          note: ({ userId, body }) => agentTurns.note(actor, userId, body),
-          tag: ({ userId, tagId, attach }) => agentTurns.tag(actor, userId, tagId, attach),
-          markRead: () => agentTurns.markRead(actor),
+          visitorMessage: (message, turn) => visitor.visitorMessage(actor, message, turn),
+          requestHandoff: (owner) => visitor.requestHandoff(actor, owner),
+          reset: (owner) => visitor.reset(actor, owner),
+          takeover: ({ userId }) => agent.takeover(actor, userId),
+          agentReply: ({ userId, text, clientId }) => agent.agentReply(actor, userId, text, clientId),
+          release: ({ userId }) => agent.release(actor, userId),
+          resolve: ({ userId }) => agent.resolve(actor, userId),
+          reopen: ({ userId }) => agent.reopen(actor, userId),
+          invite: (input) => agent.invite(actor, input),
+          note: ({ userId, body }) => agent.note(actor, userId, body),
+          tag: ({ userId, tagId, attach }) => agent.tag(actor, userId, tagId, attach),
+          markRead: () => agent.markRead(actor),
+          setRevenue: (change) => records.setRevenue(actor, change),
+          saveLead: () => records.saveLead(actor),
+          saveSummary: ({ summary }) => records.saveSummary(actor, summary),
+          replaceSuggestedTags: ({ suggestions }) => records.replaceSuggestedTags(actor, suggestions),
+          keepSuggestion: ({ userId, suggestion }) => records.keepSuggestion(actor, userId, suggestion),
+          suggestionOutcome: ({ suggestionId, outcome }) => records.suggestionOutcome(actor, suggestionId, outcome),
+          slaCheck: ({ requestedAt }) => slaCheck(actor, requestedAt),
         },
       };
     },

@@ -1,5 +1,8 @@
+import type { ParsedTagSuggestion } from '../../domain/assist/parseTagAnswer';
 import type { ProductRecommendation } from '../../domain/integrations/recommendations';
-import type { ConversationStatus, HandoffState } from '../../models';
+import type { Revenue, RevenueChange } from '../../domain/leads/revenue';
+import type { SavedLead } from '../../domain/leads/saveLead';
+import type { ConversationStatus, HandoffState, SuggestionOutcome } from '../../models';
 
 /** Who the visitor says they are: a pre-chat form or a verified identity token. */
 export interface VisitorDetails {
@@ -103,6 +106,14 @@ declare module '../runtime/protocol' {
       tag: { message: AgentRef & { tagId: number; attach: boolean }; reply: { changed: boolean } };
       /** An agent opened the thread: the visitor's messages so far count as read. */
       markRead: { reply: { unreadCount: number } };
+      // What agents and their AI assist record beside the thread; each raises `conversation.updated`.
+      setRevenue: { message: RevenueChange; reply: Revenue };
+      saveLead: { reply: SavedLead };
+      /** `summaryAt` is ISO 8601. */
+      saveSummary: { message: { summary: string }; reply: { summaryAt: string } };
+      replaceSuggestedTags: { message: { suggestions: ParsedTagSuggestion[] }; reply: { stored: number } };
+      keepSuggestion: { message: AgentRef & { suggestion: string | null }; reply: { id: number } };
+      suggestionOutcome: { message: { suggestionId: number; outcome: SuggestionOutcome } };
     };
   }
 }

@@ -1,10 +1,16 @@
-import type { InferAttributes, Transaction } from 'sequelize';
+import { Op, type InferAttributes, type Transaction } from 'sequelize';
 import type { ActivationEnv } from '../runtime/behaviour';
 import { Conversation, ConversationEvent, Message, type EventSource } from '../../models';
+import { breaksOneOpenPerVisitor, openConversationExists } from '../../domain/conversations/openConversation';
+import { presentMessageEvent } from '../../presenters/message';
+import { conversationChannels } from '../../realtime/channels';
 import type { RealtimeEmitter } from '../../realtime/emitter';
 import type { RealtimeEventName } from '../../realtime/events';
 
 type EventData = Record<string, unknown>;
+
+/** How much of the newest line the inbox shows. */
+const PREVIEW = 200;
 
 interface Outgoing {
   channels: string[];
@@ -13,6 +19,9 @@ interface Outgoing {
   data: EventData | (() => EventData);
   seq: number;
 }
+
+/** What a new line does to the visitor's unread count: a visitor line adds one, an agent's reply means it was read. */
+export type Unread = 'add' | 'clear' | 'keep';
 
 /** One fenced write of a conversation: its rows, its new state, and the realtime events to send once it commits. */
 export class Unit {
@@ -44,9 +53,23 @@ export class Unit {
     return ConversationEvent.create({ companyId, conversationId: id, type, source, userId, data }, { transaction: this.transaction });
   }
 
-  addMessage(fields: Pick<Message, 'role' | 'content'> & Partial<Message>): Promise<Message> {
-    const { id, companyId } = this.conversation;
-    return Message.create({ ...fields, companyId, conversationId: id }, { transaction: this.transaction });
+  /**
+   * A line of the transcript (visitor, AI, agent): stored, counted, shown as the inbox preview, and
+   * sent to everyone watching (`message.created` on the conversation's channels).
+   */
+  async addLine(fields: Pick<Message, 'role' | 'content'> & Partial<Message>, unread: Unread = 'keep'): Promise<Message> {
+    const conversation = this.conversation;
+    const message = await Message.create({ ...fields, companyId: conversation.companyId, conversationId: conversation.id }, { transaction: this.transaction });
+    const current = { ...conversation.get(), ...this.changes };
+    this.change({
+      messageCount: current.messageCount + 1,
+      lastMessagePreview: message.content.slice(0, PREVIEW),
+      lastMessageAt: message.createdAt,
+      ...(unread === 'add' && { unreadCount: current.unreadCount + 1 }),
+      ...(unread === 'clear' && { unreadCount: 0 }),
+    });
+    this.emit('message.created', conversationChannels(conversation), presentMessageEvent(message, conversation.publicId));
+    return message;
   }
 }
 
@@ -64,9 +87,10 @@ export class ConversationRecord {
 
   async write<T>(create: (() => Conversation) | undefined, work: (unit: Unit) => Promise<T>): Promise<T> {
     let unit: Unit | undefined;
+    const subject = this.row ?? create!();
     try {
       const result = await this.env.write(async (transaction) => {
-        const conversation = this.row ?? (await create!().save({ transaction }));
+        const conversation = this.row ?? (await subject.save({ transaction }));
         unit = new Unit(transaction, conversation, Number(conversation.seq));
         const value = await work(unit);
         await conversation.update({ ...unit.changes, seq: unit.lastSeq, version: conversation.version + 1 }, { transaction });
@@ -80,7 +104,17 @@ export class ConversationRecord {
       return result.value;
     } catch (error) {
       await this.row?.reload().catch(() => undefined);
+      if (breaksOneOpenPerVisitor(error)) throw await this.openElsewhere(subject, error);
       throw error;
     }
+  }
+
+  /** The visitor's other open conversation with this chatbot, which this write would have duplicated. */
+  private async openElsewhere(subject: Conversation, error: unknown): Promise<unknown> {
+    const open = await Conversation.findOne({
+      where: { chatbotId: subject.chatbotId, visitorKey: subject.visitorKey, status: { [Op.ne]: 'closed' }, publicId: { [Op.ne]: subject.publicId } },
+      attributes: ['publicId'],
+    });
+    return open ? openConversationExists(open.publicId) : error;
   }
 }

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Sequelize } from 'sequelize';
 import type { ActivationEnv } from '../runtime/behaviour';
 import type { Actors } from '../runtime/router';
@@ -6,7 +7,8 @@ import { companyChannel } from '../../realtime/channels';
 import { HELD_BATCH, takeHeldMessages, type HeldMessage } from '../../domain/visitors/heldMessages';
 import { departureMs, isOnline } from '../../domain/visitors/presence';
 import { insertVisitor, type VisitorRecord } from '../../domain/visitors/records';
-import { latestOpenConversation, ownsConversation, type VisitorOnChatbot } from '../../domain/visitors/visitorConversations';
+import { conversationExists, latestOpenConversation, ownsConversation, type VisitorOnChatbot } from '../../domain/conversations/visitorConversations';
+import { AppError } from '../../errors';
 import type { PushEvent } from '../../domain/push/events';
 import { visitorDisplayName } from '../../domain/visitors/displayName';
 import { presentWidgetMessage } from '../../presenters/message';
@@ -44,6 +46,8 @@ export class VisitorActor {
   private readonly owned = new Map<string, boolean>();
   /** Chatbot id -> the visitor's latest open conversation there, and when it was read. */
   private readonly latest = new Map<number, { id: string | null; at: number }>();
+  /** Chatbot id -> the new conversation an invite was sent into, which may not be written yet. */
+  private readonly invited = new Map<number, string>();
   private departureTimer: NodeJS.Timeout | undefined;
   /** The beat (lastSeenAt) whose departure was announced, so a timer and a reminder never both announce it. */
   private departedFor: number | null = null;
@@ -108,6 +112,21 @@ export class VisitorActor {
       country: r.country,
       conversationId,
     };
+  }
+
+  /**
+   * The conversation an invite goes into. The open one wins; without one, an invite still on its way
+   * (its conversation not written yet) is joined rather than a second conversation started beside it.
+   * The database's one-open-conversation rule backs this up across nodes.
+   */
+  async inviteConversation(chatbotId: number): Promise<{ conversationId: string }> {
+    if (!this.online(Date.now())) throw new AppError(409, 'visitor_left', 'This visitor has left the site.');
+    const owner = { companyId: this.record.companyId, chatbotId, visitorKey: this.record.visitorKey };
+    const open = await latestOpenConversation(owner);
+    const pending = this.invited.get(chatbotId);
+    const conversationId = open ?? (pending && !(await conversationExists(pending)) ? pending : randomUUID());
+    this.invited.set(chatbotId, conversationId);
+    return { conversationId };
   }
 
   /** The departure check for the beat at `lastSeen`: announces it unless a newer beat came. */
@@ -185,7 +204,7 @@ export class VisitorActor {
   private async ownConversation(owner: VisitorOnChatbot, id: string): Promise<{ id: string; firstSeen: boolean } | undefined> {
     const known = this.owned.get(id);
     if (known !== undefined) return known ? { id, firstSeen: false } : undefined;
-    const mine = await ownsConversation(this.services.sequelize, owner, id);
+    const mine = await ownsConversation(owner, id);
     if (this.owned.size >= OWNERSHIP_CACHE) this.owned.clear();
     this.owned.set(id, mine);
     return mine ? { id, firstSeen: true } : undefined;
@@ -221,7 +240,7 @@ export class VisitorActor {
   private async latestOpen(owner: VisitorOnChatbot): Promise<string | null> {
     const cached = this.latest.get(owner.chatbotId);
     if (cached && (cached.id === null || Date.now() - cached.at < LATEST_TTL_MS)) return cached.id;
-    const id = await latestOpenConversation(this.services.sequelize, owner);
+    const id = await latestOpenConversation(owner);
     this.latest.set(owner.chatbotId, { id, at: Date.now() });
     return id;
   }

@@ -59,6 +59,12 @@ declare module '../runtime/protocol' {
       held: { message: { conversationId: string } };
       presence: { reply: PresenceSnapshot };
       /**
+       * Which conversation an agent's invite on this chatbot goes into: the visitor's open one, else
+       * a new id. Refused (409 `visitor_left`) when the visitor is no longer on the site. Invites
+       * ask here first, one at a time, so concurrent ones agree on one conversation.
+       */
+      inviteConversation: { message: { chatbotId: number }; reply: { conversationId: string } };
+      /**
        * Internal: the departure check for the beat at `lastSeen` (epoch ms). Sent by the actor's own
        * timer, or by a reminder set when the actor deactivated while the visitor was online.
        */

@@ -1,7 +1,7 @@
 import type { EndpointDeps } from '../../ai/endpoint';
 import type { Company } from '../../models';
 import { callModel, endpointFor } from './callModel';
-import type { ConversationWithChatbot } from './findConversation';
+import type { ConversationWithChatbot } from '../conversations/findConversation';
 import { enhanceSystem, type EnhanceMode } from './prompts';
 
 export interface EnhanceInput {

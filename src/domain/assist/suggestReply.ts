@@ -1,8 +1,8 @@
 import type { EndpointDeps } from '../../ai/endpoint';
-import { AiSuggestion, type Company } from '../../models';
+import type { Company } from '../../models';
 import { retrievePassages } from '../knowledge/retrieve';
 import { callModel, endpointFor } from './callModel';
-import type { ConversationWithChatbot } from './findConversation';
+import type { ConversationWithChatbot } from '../conversations/findConversation';
 import { suggestSystem } from './prompts';
 import { asChatMessages, awaitsAnswer, recentTurns, unanswered, type Turn } from './transcript';
 
@@ -13,33 +13,18 @@ export interface SuggestInput {
   draft?: string | null;
 }
 
-export interface Suggestion {
-  id: number;
-  suggestion: string | null;
-}
-
 const WINDOW = { turns: 20, chars: 8_000 };
 const PASSAGES = 5;
 const MAX_TOKENS = 600;
 
 /**
- * A reply an agent could send, grounded in the transcript and the chatbot's knowledge. Every request
- * leaves an ai_suggestions row (outcome `generated`) so outcomes can be reported against its id; the
- * suggestion is null, and no call is made, when the visitor has nothing waiting for an answer or no
- * provider key is configured.
+ * A reply an agent could send, grounded in the transcript and the chatbot's knowledge. Null, and no
+ * call is made, when the visitor has nothing waiting for an answer or no provider key is configured.
+ * Only reads: the caller keeps the result (an ai_suggestions row) through the conversation's actor.
  */
-export async function suggestReply(deps: EndpointDeps, input: SuggestInput): Promise<Suggestion> {
-  const { conversation, userId } = input;
-  const turns = await recentTurns(conversation, WINDOW);
-  const suggestion = awaitsAnswer(turns) ? await draftReply(deps, input, turns) : null;
-  const row = await AiSuggestion.create({
-    companyId: conversation.companyId,
-    conversationId: conversation.id,
-    userId,
-    suggestion,
-    outcome: 'generated',
-  });
-  return { id: Number(row.id), suggestion };
+export async function suggestReply(deps: EndpointDeps, input: SuggestInput): Promise<string | null> {
+  const turns = await recentTurns(input.conversation, WINDOW);
+  return awaitsAnswer(turns) ? draftReply(deps, input, turns) : null;
 }
 
 async function draftReply(deps: EndpointDeps, input: SuggestInput, turns: Turn[]): Promise<string | null> {

@@ -1,4 +1,4 @@
-import { Op } from 'sequelize';
+import { Op, type Transaction } from 'sequelize';
 import type { EndpointDeps } from '../../ai/endpoint';
 import { AppError } from '../../errors';
 import { Company, Conversation, ConversationTag, Tag, TagSuggestion } from '../../models';
@@ -15,14 +15,14 @@ const CATALOGUE_LIMIT = 200;
 const MAX_TOKENS = 400;
 
 /**
- * Asks the chatbot's model which of the workspace's tags fit the conversation and stores its answer
- * in tag_suggestions, replacing earlier suggestions for it. Only tags not already attached are
+ * Asks the chatbot's model which of the workspace's tags fit the conversation; the caller stores the
+ * answer through the conversation's actor (`replaceTagSuggestions`). Only tags not already attached are
  * offered. One AI call (usage kind `tagging`, counted against the allowance). Returns null, without
  * a call, when there is nothing to tag (no unattached tags, no visitor message), no provider key,
  * or the allowance is spent; null too when the answer holds no readable tag list, which keeps the
  * earlier suggestions. Provider failures are thrown (502 ProviderError).
  */
-export async function suggestTags(deps: EndpointDeps, conversationId: number, options: { userId?: number | null } = {}): Promise<TagSuggestion[] | null> {
+export async function suggestTags(deps: EndpointDeps, conversationId: number, options: { userId?: number | null } = {}): Promise<ParsedTagSuggestion[] | null> {
   const conversation = await Conversation.findByPk(conversationId, { include: [{ association: 'chatbot', required: true }] });
   const chatbot = conversation?.chatbot;
   if (!conversation || !chatbot) return null;
@@ -61,16 +61,7 @@ export async function suggestTags(deps: EndpointDeps, conversationId: number, op
     deps.logger.warn({ conversationId: conversation.id, provider: chatbot.provider, model: chatbot.model }, 'tag suggestion answer was not a tag list');
     return null;
   }
-  return store(conversation, parsed);
-}
-
-/** suggestTags for callers whose own work must not fail with it: failures are logged, never thrown. */
-export async function suggestTagsQuietly(deps: EndpointDeps, conversationId: number, options: { userId?: number | null } = {}): Promise<void> {
-  try {
-    await suggestTags(deps, conversationId, options);
-  } catch (error) {
-    deps.logger.warn({ err: error, conversationId }, 'tag suggestions failed');
-  }
+  return parsed;
 }
 
 async function unattachedTags(conversation: Conversation): Promise<CatalogueTag[]> {
@@ -86,18 +77,18 @@ async function unattachedTags(conversation: Conversation): Promise<CatalogueTag[
 }
 
 /**
- * Replaces the conversation's suggestions with the new set. Upserting on (conversation, tag) rather
- * than deleting everything first keeps two concurrent refreshes from colliding on the unique key.
+ * Replaces the conversation's suggestions with the new set, inside the conversation's write. Upserting
+ * on (conversation, tag) rather than deleting everything first keeps the unique key satisfied even
+ * against a write of an earlier owner.
  */
-async function store(conversation: Conversation, parsed: ParsedTagSuggestion[]): Promise<TagSuggestion[]> {
+export async function replaceTagSuggestions(conversation: Pick<Conversation, 'id' | 'companyId'>, parsed: ParsedTagSuggestion[], transaction: Transaction): Promise<number> {
   const { id: conversationId, companyId } = conversation;
   const tagIds = parsed.map((suggestion) => suggestion.tagId);
-  return TagSuggestion.sequelize!.transaction(async (transaction) => {
-    await TagSuggestion.destroy({ where: { companyId, conversationId, ...(tagIds.length ? { tagId: { [Op.notIn]: tagIds } } : {}) }, transaction });
-    if (!parsed.length) return [];
-    return TagSuggestion.bulkCreate(
-      parsed.map((suggestion) => ({ companyId, conversationId, ...suggestion, createdAt: new Date() })),
-      { conflictAttributes: ['conversationId', 'tagId'], updateOnDuplicate: ['confidence', 'reason', 'createdAt'], transaction },
-    );
-  });
+  await TagSuggestion.destroy({ where: { companyId, conversationId, ...(tagIds.length ? { tagId: { [Op.notIn]: tagIds } } : {}) }, transaction });
+  if (!parsed.length) return 0;
+  const stored = await TagSuggestion.bulkCreate(
+    parsed.map((suggestion) => ({ companyId, conversationId, ...suggestion, createdAt: new Date() })),
+    { conflictAttributes: ['conversationId', 'tagId'], updateOnDuplicate: ['confidence', 'reason', 'createdAt'], transaction },
+  );
+  return stored.length;
 }

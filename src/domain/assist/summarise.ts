@@ -1,10 +1,9 @@
 import type { EndpointDeps } from '../../ai/endpoint';
 import { unprocessable } from '../../errors';
-import { Conversation, type Company } from '../../models';
+import type { Company } from '../../models';
 import { callModel, endpointFor } from './callModel';
-import type { ConversationWithChatbot } from './findConversation';
+import type { ConversationWithChatbot } from '../conversations/findConversation';
 import { SUMMARY_SYSTEM, summaryRequest } from './prompts';
-import { suggestTagsQuietly } from './suggestTags';
 import { asTranscript, recentTurns } from './transcript';
 
 export interface SummaryInput {
@@ -17,11 +16,11 @@ const WINDOW = { turns: 80, chars: 16_000 };
 const MAX_TOKENS = 400;
 
 /**
- * Summarises the transcript with the chatbot's model and stores it on the conversation, then
- * refreshes the AI tag suggestions in the same request (their failures are logged, never the
- * summary's). 422 when there is nothing to summarise or no provider key to do it with.
+ * Summarises the transcript with the chatbot's model. 422 when there is nothing to summarise, no
+ * provider key to do it with, or the model answers nothing. Only reads: the caller stores the summary
+ * through the conversation's actor.
  */
-export async function summariseConversation(deps: EndpointDeps, input: SummaryInput): Promise<{ summary: string; summaryAt: Date }> {
+export async function summariseConversation(deps: EndpointDeps, input: SummaryInput): Promise<string> {
   const { company, userId, conversation } = input;
   const turns = await recentTurns(conversation, WINDOW);
   if (!turns.length) throw unprocessable('There are no messages to summarise yet.');
@@ -37,9 +36,5 @@ export async function summariseConversation(deps: EndpointDeps, input: SummaryIn
   });
   const summary = completion.text.trim();
   if (!summary) throw unprocessable('The AI returned an empty summary; try again.');
-  const summaryAt = new Date();
-  // A direct write is safe: the conversation actor never writes these two columns.
-  await Conversation.update({ summary, summaryAt }, { where: { id: conversation.id, companyId: company.id } });
-  await suggestTagsQuietly(deps, conversation.id, { userId });
-  return { summary, summaryAt };
+  return summary;
 }

@@ -1,8 +1,7 @@
-import { isConversationId } from './publicId';
 import { isoUtcMicros } from '../../db/sql';
 import { Conversation, Message } from '../../models';
 import type { ConversationStatus, MessageRole } from '../../models';
-import { notFound } from '../../errors';
+import { findConversation } from './findConversation';
 
 export interface ConversationRow {
   id: number;
@@ -43,8 +42,7 @@ export async function findConversationTranscript(
   companyId: number,
   publicId: string,
 ): Promise<{ conversation: Conversation; messages: TranscriptMessage[] }> {
-  const conversation = isConversationId(publicId) ? await Conversation.findOne({ where: { companyId, publicId } }) : null;
-  if (!conversation) throw notFound('Conversation');
+  const conversation = await findConversation(companyId, publicId);
   const messages = (await Message.findAll({
     where: { conversationId: conversation.id },
     attributes: ['id', 'role', 'content', [isoUtcMicros('"Message"."created_at"'), 'createdAt']],

@@ -1,7 +1,4 @@
-import { QueryTypes } from 'sequelize';
-import { notFound } from '../../errors';
-import { Conversation } from '../../models';
-import { isConversationId } from '../conversations/publicId';
+import type { Conversation } from '../../models';
 
 export interface RevenueChange {
   /** Whole currency units (decimals allowed, kept to the hundredth); null clears; undefined leaves the amount. */
@@ -17,27 +14,22 @@ export interface Revenue {
 
 export const DEFAULT_CURRENCY = 'USD';
 
+type Stored = Pick<Conversation, 'revenueCents' | 'revenueCurrency'>;
+
+/** What a conversation earned as stored (Postgres hands a bigint back as a string). */
+export const revenueOf = (conversation: Stored): Revenue => ({
+  cents: conversation.revenueCents === null ? null : Number(conversation.revenueCents),
+  currency: conversation.revenueCurrency ?? DEFAULT_CURRENCY,
+});
+
 /**
- * Records what a conversation earned, in one statement scoped to the workspace. The conversation actor
- * never writes these columns, so writing them beside it cannot lose either side's change.
- * `cents` are hundredths of the currency unit whatever the currency, so the value round-trips exactly.
+ * The revenue columns after a change, or undefined when it changes nothing. `cents` are hundredths of
+ * the currency unit whatever the currency, so the value round-trips exactly.
  */
-export async function setRevenue(companyId: number, publicId: string, change: RevenueChange): Promise<Revenue> {
-  if (!isConversationId(publicId)) throw notFound('Conversation');
-  const setsAmount = change.amount !== undefined;
-  const cents = change.amount === null || change.amount === undefined ? null : Math.round(change.amount * 100);
-  const [row] = await Conversation.sequelize!.query<{ revenue_cents: string | null; revenue_currency: string }>(
-    `UPDATE conversations
-     SET revenue_cents = CASE WHEN :setsAmount THEN CAST(:cents AS bigint) ELSE revenue_cents END,
-         revenue_currency = COALESCE(CAST(:currency AS char(3)), revenue_currency, :fallback),
-         updated_at = now()
-     WHERE company_id = :companyId AND public_id = CAST(:publicId AS uuid)
-     RETURNING revenue_cents, revenue_currency`,
-    {
-      type: QueryTypes.SELECT,
-      replacements: { setsAmount, cents, currency: change.currency ?? null, fallback: DEFAULT_CURRENCY, companyId, publicId },
-    },
-  );
-  if (!row) throw notFound('Conversation');
-  return { cents: row.revenue_cents === null ? null : Number(row.revenue_cents), currency: row.revenue_currency };
+export function revenueChanges(conversation: Stored, change: RevenueChange): { revenueCents: number | null; revenueCurrency: string } | undefined {
+  const current = revenueOf(conversation);
+  const cents = change.amount === undefined ? current.cents : change.amount === null ? null : Math.round(change.amount * 100);
+  const currency = change.currency ?? current.currency;
+  if (cents === current.cents && currency === conversation.revenueCurrency) return undefined;
+  return { revenueCents: cents, revenueCurrency: currency };
 }

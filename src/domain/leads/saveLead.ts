@@ -1,7 +1,6 @@
-import { QueryTypes } from 'sequelize';
+import { QueryTypes, type Transaction } from 'sequelize';
 import { unprocessable } from '../../errors';
 import { Conversation, type LeadStatus } from '../../models';
-import { findConversation } from '../conversations/findConversation';
 import { capturedContact, hasContact } from './capturedContact';
 
 export interface SavedLead {
@@ -12,13 +11,15 @@ export interface SavedLead {
   created: boolean;
 }
 
+type Source = Pick<Conversation, 'id' | 'companyId' | 'visitorName' | 'visitorEmail' | 'visitorPhone' | 'prechat'>;
+
 /**
- * Saves the conversation's captured contact details as a lead (source `chat`, status `new`). A
- * conversation has at most one lead: saving again refreshes its details with what has been captured
- * since (never blanking one) and keeps its status. 422 when nothing has been captured.
+ * Saves the conversation's captured contact details as a lead (source `chat`, status `new`), inside
+ * the conversation's write. A conversation has at most one lead: saving again refreshes its details
+ * with what has been captured since (never blanking one) and keeps its status. 422 when nothing has
+ * been captured.
  */
-export async function saveLead(companyId: number, publicId: string): Promise<SavedLead> {
-  const conversation = await findConversation(companyId, publicId, { attributes: ['id', 'visitorName', 'visitorEmail', 'visitorPhone', 'prechat'] });
+export async function saveLead(conversation: Source, transaction: Transaction): Promise<SavedLead> {
   const contact = capturedContact(conversation);
   if (!hasContact(contact)) throw unprocessable('No name, email or phone has been captured in this conversation yet.');
 
@@ -32,7 +33,7 @@ export async function saveLead(companyId: number, publicId: string): Promise<Sav
        phone = COALESCE(EXCLUDED.phone, leads.phone),
        updated_at = now()
      RETURNING id, status, source, (xmax = 0) AS created`,
-    { type: QueryTypes.SELECT, replacements: { companyId, conversationId: conversation.id, ...contact } },
+    { type: QueryTypes.SELECT, replacements: { companyId: conversation.companyId, conversationId: conversation.id, ...contact }, transaction },
   );
   if (!row) throw new Error('lead upsert returned no row');
   return { id: Number(row.id), status: row.status, source: row.source, created: row.created };

@@ -1,9 +1,9 @@
 import { Router, type Request } from 'express';
 import { z } from 'zod';
+import type { Actors } from '../../actors/runtime/router';
 import type { AppContext } from '../../context';
+import { findConversation } from '../../domain/conversations/findConversation';
 import { customerContext, visitorEmailOf } from '../../domain/integrations/customerContext';
-import { setRevenue } from '../../domain/leads/revenue';
-import { saveLead } from '../../domain/leads/saveLead';
 import { authOf, requireAbility } from '../../http/authenticate';
 import { parse } from '../../http/validate';
 import { presentCustomerContext, presentLead, presentRevenue } from '../../presenters/customerContext';
@@ -23,7 +23,7 @@ export const revenueBody = z.object({
 type ConversationRequest = Request<{ conversation: string }>;
 
 /** Agent app API: what the commerce services know about a visitor, and the conversation's revenue and lead. */
-export function customerContextRoutes(ctx: AppContext): Router {
+export function customerContextRoutes(ctx: AppContext, actors: Actors): Router {
   const router = Router();
 
   router.get('/conversations/:conversation/customer-context', async (req: ConversationRequest, res) => {
@@ -34,11 +34,13 @@ export function customerContextRoutes(ctx: AppContext): Router {
 
   router.post('/conversations/:conversation/revenue', requireAbility('handle-conversations'), async (req: ConversationRequest, res) => {
     const body = parse(revenueBody, req.body);
-    res.json(presentRevenue(await setRevenue(authOf(req).company.id, req.params.conversation, body)));
+    const { publicId } = await findConversation(authOf(req).company.id, req.params.conversation, { attributes: ['publicId'] });
+    res.json(presentRevenue(await actors.ask('conversation', publicId, { type: 'setRevenue', amount: body.amount, currency: body.currency })));
   });
 
   router.post('/conversations/:conversation/lead', requireAbility('handle-conversations'), async (req: ConversationRequest, res) => {
-    const lead = await saveLead(authOf(req).company.id, req.params.conversation);
+    const { publicId } = await findConversation(authOf(req).company.id, req.params.conversation, { attributes: ['publicId'] });
+    const lead = await actors.ask('conversation', publicId, { type: 'saveLead' });
     res.status(lead.created ? 201 : 200).json({ lead: presentLead(lead) });
   });
 

@@ -5,11 +5,10 @@ import type { AppContext } from '../../context';
 import { loadActiveConversation } from '../../domain/inbox/activeConversation';
 import { INBOX_FILTERS, type InboxFilter } from '../../domain/inbox/groups';
 import { inboxTotals, LIST_LIMIT, listInbox } from '../../domain/inbox/listInbox';
-import { isConversationId } from '../../domain/conversations/publicId';
+import { conversationNamed } from '../../domain/conversations/findConversation';
 import { pollSecondsOf } from '../../domain/visitors/presence';
 import { authOf, type AuthContext } from '../../http/authenticate';
 import { parse } from '../../http/validate';
-import { Conversation } from '../../models';
 import { presentActiveConversation, presentInboxItem, type InboxClock } from '../../presenters/inbox';
 
 export const inboxQuery = z.object({
@@ -26,11 +25,10 @@ export function inboxRoutes(ctx: AppContext, actors: Actors): Router {
    * unread count is part of the conversation's state); an id that names nothing here is simply no thread.
    */
   async function activeThread(auth: AuthContext, publicId: string | undefined, clock: InboxClock) {
-    if (!publicId || !isConversationId(publicId)) return null;
-    const conversation = await Conversation.findOne({ where: { companyId: auth.company.id, publicId } });
+    const conversation = publicId ? await conversationNamed(auth.company.id, publicId) : null;
     if (!conversation) return null;
     if (conversation.unreadCount > 0) {
-      await actors.ask('conversation', publicId, { type: 'markRead' });
+      await actors.ask('conversation', conversation.publicId, { type: 'markRead' });
       conversation.unreadCount = 0;
     }
     const active = await loadActiveConversation(conversation, auth.user.id);

@@ -25,8 +25,8 @@ export function agentSurface(ctx: AppContext, actors: Actors): Router {
   router.use(conversationRoutes(actors));
   router.use(visitorRoutes(ctx, actors));
   router.use(catalogueRoutes(ctx));
-  router.use(customerContextRoutes(ctx));
-  router.use(assistRoutes(ctx));
+  router.use(customerContextRoutes(ctx, actors));
+  router.use(assistRoutes(ctx, actors));
   router.use(pushRoutes(ctx));
   return router;
 }

@@ -1,13 +1,12 @@
-import { randomUUID } from 'node:crypto';
 import { Router, type Request } from 'express';
 import { z } from 'zod';
 import { visitorActorId } from '../../actors/visitor/protocol';
 import type { Actors } from '../../actors/runtime/router';
 import type { AppContext } from '../../context';
-import { latestOpenConversation } from '../../domain/visitors/visitorConversations';
+import { inOpenConversation } from '../../domain/conversations/openConversation';
 import { listLiveVisitors, liveVisitorsEnabled } from '../../domain/visitors/liveVisitors';
 import { pollSecondsOf } from '../../domain/visitors/presence';
-import { AppError, notFound, unprocessable, validationFailed } from '../../errors';
+import { notFound, unprocessable, validationFailed } from '../../errors';
 import { authOf, requireAbility } from '../../http/authenticate';
 import { rateLimit } from '../../http/rateLimit';
 import { notBlank, parse } from '../../http/validate';
@@ -71,13 +70,11 @@ export function visitorRoutes(ctx: AppContext, actors: Actors): Router {
       const body = parse(inviteBody, req.body);
       const visitor = await Visitor.findOne({ where: { companyId: company.id, visitorKey }, attributes: ['chatbotId'] });
       if (!visitor) throw notFound('Visitor');
-      // The visitor's own actor knows best whether they are still on the page (its presence is the newest).
-      const presence = await actors.ask('visitor', visitorActorId(company.id, visitorKey), { type: 'presence' });
-      if (!presence.online) throw new AppError(409, 'visitor_left', 'This visitor has left the site.');
       const chatbotId = await senderOf(company.id, body.chatbot_id, visitor.chatbotId);
-      const owner = { companyId: company.id, chatbotId, visitorKey };
-      const conversationId = (await latestOpenConversation(ctx.db.sequelize, owner)) ?? randomUUID();
-      const reply = await actors.ask('conversation', conversationId, { type: 'invite', userId: user.id, chatbotId, visitorKey, text: body.message });
+      // The visitor's actor decides (is the visitor still here, which conversation), the conversation's actor writes.
+      const { conversationId } = await actors.ask('visitor', visitorActorId(company.id, visitorKey), { type: 'inviteConversation', chatbotId });
+      const invite = { type: 'invite' as const, userId: user.id, chatbotId, visitorKey, text: body.message };
+      const reply = await inOpenConversation(conversationId, (id) => actors.ask('conversation', id, invite));
       res.status(reply.created ? 201 : 200).json({
         conversation_id: reply.conversationId,
         created: reply.created,

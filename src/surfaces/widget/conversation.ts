@@ -2,7 +2,7 @@ import { Router, type Request } from 'express';
 import type { Actors } from '../../actors/runtime/router';
 import type { AppContext } from '../../context';
 import { findWidgetChatbot } from '../../domain/chatbots/findChatbot';
-import { latestVisitorConversation, messagesAfter, visitorConversation, type VisitorOwner } from '../../domain/conversations/widgetReads';
+import { latestVisitorConversation, messagesAfter, visitorConversation, type VisitorOwner } from '../../domain/conversations/visitorConversations';
 import { validationFailed } from '../../errors';
 import { smallJsonBody } from '../../http/jsonBody';
 import { rateLimit } from '../../http/rateLimit';

@@ -3,11 +3,12 @@ import { Router, type Request, type Response } from 'express';
 import { ANSWER_TIMEOUT_MS } from '../../actors/conversation/behaviour';
 import type { VisitorChunk, VisitorMessageInput, VisitorMessageReply } from '../../actors/conversation/protocol';
 import type { Actors } from '../../actors/runtime/router';
-import type { ActorStream } from '../../actors/runtime/stream';
+import type { ActorStream, StreamChunk } from '../../actors/runtime/stream';
 import type { AppContext } from '../../context';
 import { findWidgetChatbot } from '../../domain/chatbots/findChatbot';
 import { prechatOf } from '../../domain/chatbots/prechat';
 import { verifyIdentity } from '../../domain/conversations/identity';
+import { inOpenConversation } from '../../domain/conversations/openConversation';
 import { assertAllowance } from '../../domain/usage/allowance';
 import { AppError, validationFailed } from '../../errors';
 import { presentConversationView } from '../../presenters/widget';
@@ -42,18 +43,28 @@ export function streamRoutes(ctx: AppContext, actors: Actors): Router {
       visitor,
       identity: identity && { ...identity },
     };
-    const stream = actors.stream('conversation', body.conversation_id ?? randomUUID(), { type: 'visitorMessage', ...input }, { timeoutMs: ANSWER_TIMEOUT_MS });
-    await relay(stream, res, ctx.metrics.sseStreams);
+    // Without a conversation id the message starts one, unless the visitor has one open: it goes there.
+    const opened = await inOpenConversation(body.conversation_id ?? randomUUID(), (id, retry) =>
+      open(actors.stream('conversation', id, { type: 'visitorMessage', ...input, create: input.create && !retry }, { timeoutMs: ANSWER_TIMEOUT_MS })),
+    );
+    await relay(opened, res, ctx.metrics.sseStreams);
   });
 }
 
-/**
- * Until the visitor's message is stored (the `meta` chunk) a failure is an ordinary JSON error;
- * after that the answer is an event stream ending in `done` or `error`, never a silent hang.
- */
-async function relay(stream: ActorStream<VisitorChunk, VisitorMessageReply>, res: Response, openStreams: OpenCount): Promise<void> {
+interface Opened {
+  stream: ActorStream<VisitorChunk, VisitorMessageReply>;
+  chunks: AsyncIterator<StreamChunk<VisitorChunk>>;
+  first: IteratorResult<StreamChunk<VisitorChunk>>;
+}
+
+/** The stream up to its first chunk: until then (the visitor's message is stored) a failure is an ordinary JSON error. */
+async function open(stream: ActorStream<VisitorChunk, VisitorMessageReply>): Promise<Opened> {
   const chunks = stream[Symbol.asyncIterator]();
-  const first = await chunks.next(); // throws (404, 503 ...) before anything was sent
+  return { stream, chunks, first: await chunks.next() }; // throws (404, 409, 503 ...) before anything was sent
+}
+
+/** After the first chunk the answer is an event stream ending in `done` or `error`, never a silent hang. */
+async function relay({ stream, chunks, first }: Opened, res: Response, openStreams: OpenCount): Promise<void> {
   const sse = new SseStream(res, openStreams);
   try {
     for (let next = first; !next.done; next = await chunks.next()) sse.send(next.value.chunk.event, next.value.chunk.data);

@@ -1,0 +1,46 @@
+import { recordOutcome, recordSuggestion } from '../../domain/assist/aiSuggestions';
+import type { ParsedTagSuggestion } from '../../domain/assist/parseTagAnswer';
+import { replaceTagSuggestions } from '../../domain/assist/suggestTags';
+import { revenueChanges, revenueOf, type Revenue, type RevenueChange } from '../../domain/leads/revenue';
+import { saveLead as upsertLead, type SavedLead } from '../../domain/leads/saveLead';
+import type { SuggestionOutcome } from '../../models';
+import type { ConversationActor } from './actor';
+import type { Unit } from './record';
+
+// What agents (and the AI assist working for them) record about a conversation beside its thread.
+// Slow work (the model calls of the assist) runs before the turn, in the route; a turn only writes,
+// so the conversation is never held while a model thinks.
+
+/** One write of the conversation that other agents see at once (`conversation.updated`). */
+function recorded<T>(actor: ConversationActor, work: (unit: Unit) => Promise<T>): Promise<T> {
+  actor.conversation();
+  return actor.record.write(undefined, async (unit) => {
+    const value = await work(unit);
+    actor.updated(unit);
+    return value;
+  });
+}
+
+/** What the conversation earned; a change that changes nothing writes nothing. */
+export async function setRevenue(actor: ConversationActor, change: RevenueChange): Promise<Revenue> {
+  const changes = revenueChanges(actor.conversation(), change);
+  if (changes) await recorded(actor, async (unit) => void unit.change(changes));
+  return revenueOf(actor.conversation());
+}
+
+export const saveLead = (actor: ConversationActor): Promise<SavedLead> => recorded(actor, (unit) => upsertLead(unit.conversation, unit.transaction));
+
+export async function saveSummary(actor: ConversationActor, summary: string): Promise<{ summaryAt: string }> {
+  const summaryAt = new Date();
+  await recorded(actor, async (unit) => void unit.change({ summary, summaryAt }));
+  return { summaryAt: summaryAt.toISOString() };
+}
+
+export const replaceSuggestedTags = (actor: ConversationActor, suggestions: ParsedTagSuggestion[]): Promise<{ stored: number }> =>
+  recorded(actor, async (unit) => ({ stored: await replaceTagSuggestions(unit.conversation, suggestions, unit.transaction) }));
+
+export const keepSuggestion = (actor: ConversationActor, userId: number, suggestion: string | null): Promise<{ id: number }> =>
+  recorded(actor, async (unit) => ({ id: await recordSuggestion(unit.conversation, userId, suggestion, unit.transaction) }));
+
+export const suggestionOutcome = (actor: ConversationActor, suggestionId: number, outcome: SuggestionOutcome): Promise<void> =>
+  recorded(actor, (unit) => recordOutcome(unit.conversation, suggestionId, outcome, unit.transaction));

@@ -1,0 +1,130 @@
+import { UniqueConstraintError } from 'sequelize';
+import { generateReply, type GeneratedReply } from '../../ai/reply';
+import { ProviderError } from '../../ai/providers';
+import { asksForHuman, handoffLine } from '../../domain/conversations/escalation';
+import { historyBefore } from '../../domain/conversations/history';
+import { escalate } from '../../domain/conversations/transitions';
+import { recommendProducts } from '../../domain/integrations/recommendations';
+import { EXTRACTIVE_MODEL } from '../../ai/extractive';
+import { recordUsage } from '../../domain/usage/recordUsage';
+import { Message } from '../../models';
+import { conversationChannel } from '../../realtime/channels';
+import type { Turn } from '../runtime/behaviour';
+import type { ConversationActor } from './actor';
+import { DeltaBatcher } from './deltas';
+import type { StoredAnswer, VisitorChunk, VisitorMessageReply } from './protocol';
+import { startSlaClock } from './stateMoves';
+
+/** The `model` of the AI's handoff line: written by Parley, not by a provider. */
+const HANDOFF_MODEL = 'handoff';
+
+type Answered = Extract<VisitorMessageReply, { outcome: 'answered' | 'failed' }>;
+type Base = Omit<VisitorMessageReply, 'outcome' | 'answer' | 'note' | 'error'>;
+
+/**
+ * The AI's part of a visitor turn, once the bot may answer: the handoff line when the visitor asked
+ * for a person, else a reply streamed from the model (to the caller, and batched to agents watching)
+ * and stored as the answer to `question`.
+ */
+export async function answerVisitor(actor: ConversationActor, question: Message, base: Base, turn: Turn<VisitorChunk>): Promise<Answered> {
+  const conversation = actor.conversation();
+  if (asksForHuman(question.content)) {
+    const answer = await escalateToHuman(actor, question);
+    turn.emit({ event: 'delta', data: { delta: answer.content } });
+    return { ...base, ...actor.view(), outcome: 'answered', answer };
+  }
+
+  // Looked up beside the answer, so a connected store costs the visitor no extra wait in the usual case.
+  const products = recommendProducts(actor.deps.ctx, conversation.companyId, question.content);
+  let reply: GeneratedReply;
+  const live = new DeltaBatcher((delta) =>
+    actor.deps.realtime.emit(conversationChannel(conversation.publicId), 'message.delta', { conversation_id: conversation.publicId, reply_to: Number(question.id), delta }, Number(conversation.seq)),
+  );
+  try {
+    reply = await generateReply(actor.deps.ctx, {
+      chatbot: await actor.chatbot(),
+      question: question.content,
+      history: await historyBefore(conversation.id, question.id),
+      signal: turn.signal,
+      onDelta: (delta) => {
+        turn.emit({ event: 'delta', data: { delta } });
+        live.push(delta);
+      },
+    });
+  } catch (error) {
+    if (!(error instanceof ProviderError)) throw error;
+    return { ...base, outcome: 'failed', error: { status: error.status, code: error.code, message: error.message } };
+  } finally {
+    live.flush();
+  }
+  const answer = await storeAnswer(actor, question, reply);
+  const recommended = await products;
+  if (recommended.length) turn.emit({ event: 'recommendations', data: { products: recommended } });
+  return { ...base, outcome: 'answered', answer };
+}
+
+/** The stored answer to a visitor message, if it has one (a retried message may). */
+export async function answerTo(messageId: number): Promise<StoredAnswer | undefined> {
+  const answer = await Message.findOne({ where: { replyToId: messageId, role: 'assistant' } });
+  return answer ? storedAnswer(answer) : undefined;
+}
+
+/**
+ * The visitor asked the AI for a person: its last line says one is coming, and the conversation waits
+ * for an agent exactly as after the handoff button. The line answers the visitor's message (so a
+ * retry finds it), and no model is called, so no usage is recorded.
+ */
+async function escalateToHuman(actor: ConversationActor, question: Message): Promise<StoredAnswer> {
+  const now = new Date();
+  const answer = await actor.record.write(undefined, async (unit) => {
+    await unit.addEvent('handoff_requested', 'ai');
+    const message = await unit.addLine({ role: 'assistant', content: handoffLine(actor.targetSeconds), replyToId: question.id, model: HANDOFF_MODEL });
+    unit.change(escalate(unit.conversation, now));
+    actor.updated(unit);
+    return storedAnswer(message);
+  });
+  await startSlaClock(actor, now);
+  actor.push('handoff_requested', now.getTime(), 'asked the AI for a person.');
+  return answer;
+}
+
+async function storeAnswer(actor: ConversationActor, question: Message, reply: GeneratedReply): Promise<StoredAnswer> {
+  try {
+    return await actor.record.write(undefined, async (unit) => {
+      const conversation = unit.conversation;
+      const message = await unit.addLine({
+        role: 'assistant',
+        content: reply.text,
+        replyToId: question.id,
+        provider: reply.provider,
+        model: reply.model,
+        tokensIn: reply.tokensIn,
+        tokensOut: reply.tokensOut,
+        sources: reply.sources,
+      });
+      await recordUsage(
+        { companyId: conversation.companyId, chatbotId: conversation.chatbotId, conversationId: conversation.id, kind: 'reply', provider: reply.provider, model: reply.model, tokensIn: reply.tokensIn, tokensOut: reply.tokensOut },
+        unit.transaction,
+      );
+      return storedAnswer(message);
+    });
+  } catch (error) {
+    // Another owner of this conversation answered the same message first (the unique index says so): use theirs.
+    const theirs = error instanceof UniqueConstraintError ? await answerTo(question.id) : undefined;
+    if (theirs) return theirs;
+    throw error;
+  }
+}
+
+function storedAnswer(message: Message): StoredAnswer {
+  return {
+    id: Number(message.id),
+    content: message.content,
+    model: message.model ?? '',
+    provider: message.provider ?? '',
+    tokensIn: message.tokensIn ?? 0,
+    tokensOut: message.tokensOut ?? 0,
+    source: message.model === EXTRACTIVE_MODEL ? 'knowledge' : message.model === HANDOFF_MODEL ? 'handoff' : 'ai',
+    sources: message.sources ?? [],
+  };
+}
