@@ -1,5 +1,7 @@
 // The realtime wire vocabulary (docs/api.md "Realtime"): event names, their data, the envelope and the socket protocol.
 import type { Server, Socket } from 'socket.io';
+import type { presentMessageEvent } from '../presenters/message';
+import type { presentConversationEvent, presentMessageDelta, presentVisitorPresence } from '../presenters/realtimeEvents';
 
 export const REALTIME_EVENTS = [
   'conversation.created',
@@ -13,17 +15,18 @@ export const REALTIME_EVENTS = [
 
 export type RealtimeEventName = (typeof REALTIME_EVENTS)[number];
 
-/** Loose on purpose: the payload of each event is settled by the issue that first emits it. */
-type EventData = Readonly<Record<string, unknown>>;
+export type ConversationEventData = ReturnType<typeof presentConversationEvent>;
 
+/** Each event's data, as its presenter shapes it (src/presenters/). */
 export interface RealtimeEventData {
-  'conversation.created': EventData;
-  'conversation.updated': EventData;
-  'message.created': EventData;
-  'message.delta': EventData;
-  'visitor.online': EventData;
-  'visitor.offline': EventData;
-  typing: EventData;
+  'conversation.created': ConversationEventData;
+  'conversation.updated': ConversationEventData;
+  'message.created': ReturnType<typeof presentMessageEvent>;
+  'message.delta': ReturnType<typeof presentMessageDelta>;
+  'visitor.online': ReturnType<typeof presentVisitorPresence>;
+  'visitor.offline': ReturnType<typeof presentVisitorPresence>;
+  /** Nothing sends it yet: the name is reserved, and its shape comes with whatever first sends it. */
+  typing: never;
 }
 
 /** What every delivery carries; `seq` rises per conversation so a client can spot a gap and catch up over HTTP. */

@@ -5,7 +5,7 @@ import { request } from '../support/http';
 import { TEST_ENV } from '../support/env';
 import * as make from '../support/factories';
 import { childEnv, ROOT, Running, SERVER } from '../support/processes';
-import { connect, Inbox, subscribe, type ClientSocket } from '../support/sockets';
+import { connect, Inbox, subscribe, type ClientSocket, emitRaw } from '../support/sockets';
 
 /** The web node plus a control port for emitting, so "an actor on node B" can be played by the test. */
 const CONTROLLED_NODE = resolve(ROOT, 'dist/test/support/cluster/nodeMain.js');
@@ -48,7 +48,7 @@ describe('realtime across web processes (Redis sharded pub/sub)', () => {
     assert.equal(signed.status, 200);
     assert.deepEqual(await subscribe(socket, channel, signed.body.auth), { ok: true });
 
-    server().realtime.emit(channel, 'visitor.online', { from: 'A' }, 1);
+    emitRaw(server().realtime, channel, 'visitor.online', { from: 'A' }, 1);
     const fromB = { channel, event: 'visitor.offline', data: { from: 'B' }, seq: 2 };
     const emitted = await fetch(`http://127.0.0.1:${controlB}/emit`, { method: 'POST', body: JSON.stringify(fromB) });
     assert.equal(emitted.status, 204);

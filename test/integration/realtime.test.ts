@@ -2,10 +2,11 @@ import { strict as assert } from 'node:assert';
 import { randomUUID } from 'node:crypto';
 import { issueToken, revokeToken } from '../../src/domain/accounts/tokens';
 import { setWorkspaceSuspended } from '../../src/domain/accounts/createWorkspace';
+import type { RealtimeEventName } from '../../src/realtime/events';
 import { server } from '../support/hooks';
 import { request } from '../support/http';
 import * as make from '../support/factories';
-import { connect, expectedAuth, Inbox, refused, subscribe, type ClientSocket } from '../support/sockets';
+import { connect, expectedAuth, Inbox, refused, subscribe, type ClientSocket, emitRaw } from '../support/sockets';
 
 const authorize = (token: string | undefined, body: unknown) => request('POST', '/api/agent/broadcasting/auth', { token, body });
 
@@ -104,7 +105,7 @@ describe('realtime (Socket.IO at /socket.io, POST /api/agent/broadcasting/auth)'
       const inbox = new Inbox(socket);
       const channel = `private-company.${a.company.id}`;
       await join(socket, a.token, channel);
-      server().realtime.emit(channel, 'conversation.created', { id: a.conversation.publicId }, 7);
+      emitRaw(server().realtime, channel, 'conversation.created', { id: a.conversation.publicId }, 7);
       const got = await inbox.next((r) => r.name === 'conversation.created');
       assert.deepEqual(got.payload, { channel, event: 'conversation.created', data: { id: a.conversation.publicId }, seq: 7 });
     });
@@ -142,8 +143,8 @@ describe('realtime (Socket.IO at /socket.io, POST /api/agent/broadcasting/auth)'
       await join(socket, a.token, company);
       await join(socket, a.token, self);
       assert.deepEqual(await socket.timeout(3000).emitWithAck('unsubscribe', { channel: company }), { ok: true });
-      server().realtime.emit(company, 'visitor.online', { n: 1 }, 0);
-      server().realtime.emit(self, 'conversation.updated', { n: 2 }, 1);
+      emitRaw(server().realtime, company, 'visitor.online', { n: 1 }, 0);
+      emitRaw(server().realtime, self, 'conversation.updated', { n: 2 }, 1);
       await inbox.next((r) => r.payload.channel === self);
       assert.deepEqual(inbox.received.map((r) => r.payload.channel), [self]);
     });
@@ -162,7 +163,7 @@ describe('realtime (Socket.IO at /socket.io, POST /api/agent/broadcasting/auth)'
         ok: false,
         message: 'Widget connections cannot subscribe to channels.',
       });
-      const emit = server().realtime.emit;
+      const emit = (channel: string, event: RealtimeEventName, data: unknown, seq: number) => emitRaw(server().realtime, channel, event, data, seq);
       emit(channel, 'message.delta', { delta: 'Hel' }, 3);
       emit(channel, 'typing', { who: 'agent' }, 3);
       emit(channel, 'conversation.updated', { status: 'agent' }, 4);

@@ -8,7 +8,7 @@ import { server } from '../support/hooks';
 import { get, request } from '../support/http';
 import * as make from '../support/factories';
 import { cliOk } from '../support/processes';
-import { connect, Inbox, subscribe, type ClientSocket } from '../support/sockets';
+import { connect, Inbox, subscribe, type ClientSocket, emitRaw } from '../support/sockets';
 
 const SERVER_CLOSED = 'io server disconnect';
 const tokenId = (plain: string) => Number(plain.split('|')[0]);
@@ -56,7 +56,7 @@ describe('realtime sockets follow their token (closed on logout, expiry, revocat
     assert.equal((await request('POST', '/api/agent/logout', { token: refreshed })).status, 200);
     assert.deepEqual(await Promise.all(ends), [SERVER_CLOSED, SERVER_CLOSED]);
 
-    server().realtime.emit(channel, 'message.created', { content: 'my card is 4242 4242 4242 4242' }, 1);
+    emitRaw(server().realtime, channel, 'message.created', { content: 'my card is 4242 4242 4242 4242' }, 1);
     await stillIn.next((received) => received.name === 'message.created');
     assert.deepEqual(signedOut.received, [], 'the signed-out socket received nothing');
     assert.ok(third!.connected);

@@ -1,5 +1,7 @@
 import { createHash, createHmac, hkdfSync } from 'node:crypto';
 import { io, type ManagerOptions, type Socket, type SocketOptions } from 'socket.io-client';
+import type { RealtimeEmitter } from '../../src/realtime/emitter';
+import type { RealtimeEventName } from '../../src/realtime/events';
 import { TEST_ENV } from './env';
 
 export type ClientSocket = Socket;
@@ -93,4 +95,12 @@ export function expectedAuth(socketId: string, channel: string): string {
   const key = Buffer.from(hkdfSync('sha256', appKey, Buffer.alloc(0), 'parley:broadcasting', 32));
   const keyId = createHash('sha256').update(key).digest('hex').slice(0, 16);
   return `${keyId}:${createHmac('sha256', key).update(`${socketId}:${channel}`).digest('hex')}`;
+}
+
+/**
+ * Emits any data under any event name. The transport tests check delivery (rooms, nodes, envelopes),
+ * not the shapes the presenters own, so they send small markers instead of whole events.
+ */
+export function emitRaw(emitter: RealtimeEmitter, channel: string, event: RealtimeEventName, data: unknown, seq: number): void {
+  emitter.emit(channel, event, data as never, seq);
 }

@@ -8,7 +8,9 @@ import { visitorDisplayName } from '../../domain/visitors/displayName';
 import { conversationChannels } from '../../realtime/channels';
 import type { ConversationView } from './protocol';
 import type { ConversationRecord, Unit } from './record';
-import { conversationEventData, viewOf } from './view';
+import { presentConversationEvent } from '../../presenters/realtimeEvents';
+import type { ConversationEventData } from '../../realtime/events';
+import { viewOf } from './view';
 
 export type ChatbotWithCompany = Chatbot & { company: Company };
 
@@ -60,8 +62,8 @@ export class ConversationActor {
     return viewOf(this.conversation(), this.targetSeconds);
   }
 
-  eventData(): Record<string, unknown> {
-    return conversationEventData(this.conversation(), this.targetSeconds);
+  eventData(): ConversationEventData {
+    return presentConversationEvent(this.conversation(), this.targetSeconds);
   }
 
   /**

@@ -8,6 +8,7 @@ import { recommendProducts } from '../../domain/integrations/recommendations';
 import { EXTRACTIVE_MODEL } from '../../ai/extractive';
 import { recordUsage } from '../../domain/usage/recordUsage';
 import { Message } from '../../models';
+import { presentMessageDelta } from '../../presenters/realtimeEvents';
 import { conversationChannel } from '../../realtime/channels';
 import type { Turn } from '../runtime/behaviour';
 import type { ConversationActor } from './actor';
@@ -38,7 +39,7 @@ export async function answerVisitor(actor: ConversationActor, question: Message,
   const products = recommendProducts(actor.deps.ctx, conversation.companyId, question.content);
   let reply: GeneratedReply;
   const live = new DeltaBatcher((delta) =>
-    actor.deps.realtime.emit(conversationChannel(conversation.publicId), 'message.delta', { conversation_id: conversation.publicId, reply_to: Number(question.id), delta }, Number(conversation.seq)),
+    actor.deps.realtime.emit(conversationChannel(conversation.publicId), 'message.delta', presentMessageDelta(conversation.publicId, Number(question.id), delta), Number(conversation.seq)),
   );
   try {
     reply = await generateReply(actor.deps.ctx, {

@@ -5,20 +5,15 @@ import { breaksOneOpenPerVisitor, openConversationExists } from '../../domain/co
 import { presentMessageEvent } from '../../presenters/message';
 import { conversationChannels } from '../../realtime/channels';
 import type { RealtimeEmitter } from '../../realtime/emitter';
-import type { RealtimeEventName } from '../../realtime/events';
+import type { RealtimeEventData, RealtimeEventName } from '../../realtime/events';
 
 type EventData = Record<string, unknown>;
 
 /** How much of the newest line the inbox shows. */
 const PREVIEW = 200;
 
-interface Outgoing {
-  channels: string[];
-  event: RealtimeEventName;
-  /** A function is read after commit, so it shows the conversation as written. */
-  data: EventData | (() => EventData);
-  seq: number;
-}
+/** An event queued by a write, sent once the write committed. */
+type Outgoing = (realtime: RealtimeEmitter) => void;
 
 /** What a new line does to the visitor's unread count: a visitor line adds one, an agent's reply means it was read. */
 export type Unread = 'add' | 'clear' | 'keep';
@@ -43,9 +38,16 @@ export class Unit {
     return this;
   }
 
-  /** Queues a realtime event; `seq` rises once per durable event of this conversation. */
-  emit(event: RealtimeEventName, channels: string[], data: Outgoing['data']): void {
-    this.outgoing.push({ channels, event, data, seq: ++this.seq });
+  /**
+   * Queues a realtime event; `seq` rises once per durable event of this conversation. `data` is read
+   * after commit, so it shows the conversation as written.
+   */
+  emit<E extends RealtimeEventName>(event: E, channels: string[], data: () => RealtimeEventData[E]): void {
+    const seq = ++this.seq;
+    this.outgoing.push((realtime) => {
+      const payload = data();
+      for (const channel of channels) realtime.emit(channel, event, payload, seq);
+    });
   }
 
   addEvent(type: string, source: EventSource, userId: number | null = null, data: EventData = {}): Promise<ConversationEvent> {
@@ -68,7 +70,7 @@ export class Unit {
       ...(unread === 'add' && { unreadCount: current.unreadCount + 1 }),
       ...(unread === 'clear' && { unreadCount: 0 }),
     });
-    this.emit('message.created', conversationChannels(conversation), presentMessageEvent(message, conversation.publicId));
+    this.emit('message.created', conversationChannels(conversation), () => presentMessageEvent(message, conversation.publicId));
     return message;
   }
 }
@@ -97,10 +99,7 @@ export class ConversationRecord {
         return { conversation, value };
       });
       this.row = result.conversation;
-      for (const { channels, event, data, seq } of unit!.outgoing) {
-        const payload = typeof data === 'function' ? data() : data;
-        for (const channel of channels) this.realtime.emit(channel, event, payload, seq);
-      }
+      for (const send of unit!.outgoing) send(this.realtime);
       return result.value;
     } catch (error) {
       await this.row?.reload().catch(() => undefined);

@@ -12,6 +12,7 @@ import { AppError } from '../../errors';
 import type { PushEvent } from '../../domain/push/events';
 import { visitorDisplayName } from '../../domain/visitors/displayName';
 import { presentWidgetMessage } from '../../presenters/message';
+import { presentVisitorPresence } from '../../presenters/realtimeEvents';
 import { applyBeat } from './journey';
 import type { PresenceWriter } from './presenceWriter';
 import type { HeartbeatInput, HeartbeatReply, PresenceSnapshot } from './protocol';
@@ -176,9 +177,8 @@ export class VisitorActor {
   }
 
   private announce(event: 'visitor.online' | 'visitor.offline'): void {
-    const r = this.record;
-    const data = { id: r.visitorKey, chatbot_id: r.chatbotId, page: r.page, title: r.title, online: event === 'visitor.online' };
-    this.services.realtime.emit(companyChannel(r.companyId), event, data, VISITOR_SEQ);
+    const data = presentVisitorPresence(this.record, event === 'visitor.online');
+    this.services.realtime.emit(companyChannel(this.record.companyId), event, data, VISITOR_SEQ);
   }
 
   /**

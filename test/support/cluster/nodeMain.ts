@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { loadConfig } from '../../../config/env';
 import { AppError } from '../../../src/errors';
 import { createLogger } from '../../../src/logger';
+import { emitRaw } from '../sockets';
 import type { RealtimeEventName } from '../../../src/realtime/events';
 import { startWeb } from '../../../src/web';
 import { probeBehaviour } from '../actors/probe';
@@ -28,7 +29,7 @@ async function main(): Promise<void> {
       }
     },
     'POST /emit': async ({ channel, event, data, seq }) =>
-      web.realtime.emit(channel as string, event as RealtimeEventName, data as Record<string, unknown>, seq as number),
+      emitRaw(web.realtime, channel as string, event as RealtimeEventName, data, seq as number),
   };
   const control = createServer((req, res) => {
     const route = routes[`${req.method} ${req.url}`];

@@ -1,0 +1,32 @@
+import type { Conversation } from '../models';
+import type { VisitorRecord } from '../domain/visitors/records';
+import { waitRemaining } from '../domain/conversations/transitions';
+
+/** `conversation.created` / `conversation.updated` data: the inbox row's facts, read after the write committed. */
+export const presentConversationEvent = (conversation: Conversation, targetSeconds: number, now = new Date()) => ({
+  id: conversation.publicId,
+  chatbot_id: conversation.chatbotId,
+  visitor_id: conversation.visitorKey,
+  status: conversation.status,
+  handoff_state: conversation.handoffState,
+  wait_remaining: waitRemaining(conversation, targetSeconds, now),
+  assigned_user_id: conversation.assignedUserId,
+  last_message_preview: conversation.lastMessagePreview,
+  unread_count: conversation.unreadCount,
+});
+
+/** `message.delta` data: one piece of the AI's streamed answer to the visitor message `replyTo`. */
+export const presentMessageDelta = (conversationId: string, replyTo: number, delta: string) => ({
+  conversation_id: conversationId,
+  reply_to: replyTo,
+  delta,
+});
+
+/** `visitor.online` / `visitor.offline` data: who arrived or left, and where they are. */
+export const presentVisitorPresence = (visitor: Pick<VisitorRecord, 'visitorKey' | 'chatbotId' | 'page' | 'title'>, online: boolean) => ({
+  id: visitor.visitorKey,
+  chatbot_id: visitor.chatbotId,
+  page: visitor.page,
+  title: visitor.title,
+  online,
+});
