@@ -11,12 +11,13 @@ import { loggedUrl, requestErrorObject, requestLogLevel } from './http/requestLo
 import { trustProxySetting } from './http/trustProxy';
 import { opsRoutes } from './ops/opsServer';
 import { openApiRoutes } from './openapi/routes';
-import { agentSurface } from './surfaces/agent';
+import { AGENT_BASE, agentSurface } from './surfaces/agent';
+import { ENDPOINTS } from './surfaces/endpoints';
 import { assetRoutes } from './surfaces/assets';
 import { inboxAppRoutes } from './surfaces/inboxApp';
-import { portalSurface } from './surfaces/portal';
-import { v1Surface } from './surfaces/v1';
-import { anyOrigin, widgetSurface } from './surfaces/widget';
+import { PORTAL_BASE, portalSurface } from './surfaces/portal';
+import { V1_BASE, v1Surface } from './surfaces/v1';
+import { anyOrigin, WIDGET_BASE, widgetSurface } from './surfaces/widget';
 
 const REQUEST_ID = /^[\w.-]{1,100}$/;
 const HEARTBEAT_PATH = /^\/widget\/[^/]+\/heartbeat(?:\?|$)/;
@@ -58,15 +59,16 @@ export function createApp(ctx: AppContext, runtime: AppRuntime): Express {
 
   app.use(assetRoutes({ appUrl: ctx.config.appUrl, demo: runtime.demo }));
   app.use(inboxAppRoutes());
-  app.use('/widget', anyOrigin);
-  app.use('/api/portal', portalOrigins);
+  app.use(WIDGET_BASE, anyOrigin);
+  app.use(PORTAL_BASE, portalOrigins);
   // No app-wide body parser: each surface parses after its IP limits or authentication (src/http/jsonBody.ts).
-  app.use('/api/v1', v1Surface(ctx, runtime.actors));
-  app.use('/api/portal', portalSurface(ctx));
-  app.use('/api/agent', agentSurface(ctx, runtime.actors));
-  app.use('/widget', widgetSurface(ctx, runtime.actors));
+  const deps = { ctx, actors: runtime.actors };
+  app.use(V1_BASE, v1Surface(deps));
+  app.use(PORTAL_BASE, portalSurface(deps));
+  app.use(AGENT_BASE, agentSurface(deps));
+  app.use(WIDGET_BASE, widgetSurface(deps));
 
-  app.use(openApiRoutes(ctx.config.appUrl));
+  app.use(openApiRoutes(ctx.config.appUrl, ENDPOINTS));
   app.use(routeNotFound);
   app.use(errorHandler);
   return app;

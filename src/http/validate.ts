@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import { z } from 'zod';
 import { validationFailed } from '../errors';
 
 type Issue = z.core.$ZodIssue;
@@ -18,8 +18,11 @@ export function parse<S extends z.ZodType>(schema: S, input: unknown): z.output<
   throw validationFailed(errors);
 }
 
-/** A zod refinement that rejects whitespace-only text (the "not only whitespace" rule). */
-export const notBlank = (value: string) => value.trim().length > 0;
+/**
+ * Text that is not only whitespace: `.regex(NOT_BLANK, message)`. A pattern rather than a refinement,
+ * so the OpenAPI document states the rule (`\S` and `trim()` agree on what whitespace is).
+ */
+export const NOT_BLANK = /\S/;
 
 const TYPE_NAMES: Record<string, string> = {
   string: 'a string',
@@ -47,6 +50,7 @@ function describe(issue: Issue, field: string): string {
       if (issue.origin === 'array') return `${label} field must have at least ${issue.minimum} items.`;
       return `${label} field must be at least ${issue.minimum}.`;
     case 'invalid_format':
+      if (issue.format === 'regex' && hasOwnMessage(issue)) return issue.message;
       if (issue.format === 'uuid') return `${label} field must be a valid UUID.`;
       if (issue.format === 'url') return `${label} field must be a valid URL.`;
       if (issue.format === 'email') return `${label} field must be a valid email address.`;
@@ -58,4 +62,10 @@ function describe(issue: Issue, field: string): string {
     default:
       return `${label} field is invalid.`;
   }
+}
+
+/** Whether the check that failed gave its own message (`.regex(pattern, 'The ...')`) rather than zod's default wording. */
+function hasOwnMessage(issue: Issue): boolean {
+  const fallback = z.config().localeError?.(issue as z.core.$ZodRawIssue);
+  return issue.message !== (typeof fallback === 'string' ? fallback : fallback?.message);
 }

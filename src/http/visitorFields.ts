@@ -1,11 +1,11 @@
 import { z } from 'zod';
-import { notBlank } from './validate';
+import { NOT_BLANK } from './validate';
 
 // The fields a visitor message carries on both surfaces that take one (widget stream, v1 send message).
 
-export const visitorId = z.string().max(100).refine(notBlank, 'The visitor id field is required.');
+export const visitorId = z.string().max(100).regex(NOT_BLANK, 'The visitor id field is required.');
 
-export const visitorMessage = z.string().max(4000).refine(notBlank, 'The message field must not be empty or only whitespace.');
+export const visitorMessage = z.string().max(4000).regex(NOT_BLANK, 'The message field must not be empty or only whitespace.');
 
 /** A small free-form object: enough for page or CRM context, never a way to store megabytes per message. */
 export const contextMeta = z

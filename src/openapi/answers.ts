@@ -4,10 +4,10 @@ import { errorBody, validationErrorBody } from './responses/common';
 
 const PER = { 60: 'minute', 3600: 'hour' } as Record<number, string>;
 
-/** "30 requests per minute per signed-in user" */
-export function limitText(limit: RouteLimit): string {
+/** "30 requests per minute per signed-in user"; `sharedWith` names the other routes that spend the same budget. */
+export function limitText(limit: RouteLimit, sharedWith: string[] = []): string {
   const window = PER[limit.seconds] ?? `${limit.seconds} seconds`;
-  const shared = limit.sharedWith ? ` (one budget shared with ${limit.sharedWith})` : '';
+  const shared = sharedWith.length ? ` (one budget shared with ${sharedWith.join(', ')})` : '';
   return `${limit.points} requests per ${window} per ${limit.by === 'ip' ? 'IP address' : 'signed-in user'}${shared}`;
 }
 
@@ -19,7 +19,7 @@ const JOINED = new Set([400, 403, 429, 503]);
  * ability: 403; an id in the path: 400/404; a body: 400/413/415; a body or query: 422; a limit: 429;
  * the database behind it: 503).
  */
-export function answersOf(endpoint: Endpoint): Map<number, Answer> {
+export function answersOf(endpoint: Endpoint, sharedWith: string[] = []): Map<number, Answer> {
   const implied = new Map<number, string>();
   const imply = (status: number, description: string) => implied.set(status, [implied.get(status), description].filter(Boolean).join(' '));
   if (endpoint.auth !== 'none') {
@@ -37,7 +37,7 @@ export function answersOf(endpoint: Endpoint): Map<number, Answer> {
     implied.set(415, 'The body encoding or charset is not supported.');
   }
   if (endpoint.body || endpoint.query) implied.set(422, 'Validation failed: `errors` names each failing field.');
-  if (endpoint.limit) implied.set(429, `More than ${limitText(endpoint.limit)}: \`Retry-After\` says how many seconds to wait.`);
+  if (endpoint.limit) implied.set(429, `More than ${limitText(endpoint.limit, sharedWith)}: \`Retry-After\` says how many seconds to wait.`);
   // Every token is checked, and every widget route reads its chatbot, in PostgreSQL.
   if (endpoint.auth !== 'none' || endpoint.surface === 'widget') {
     implied.set(503, 'The database cannot be reached (`database_unavailable`): the request did not complete; `Retry-After` says when to try again.');

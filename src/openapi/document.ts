@@ -1,8 +1,7 @@
 import { answersOf, limitText } from './answers';
-import { ENDPOINTS } from './endpoints';
 import { requestJsonSchema, responseComponents, responseJsonSchema, type JsonSchema } from './jsonSchema';
 import { PATH_PARAMS } from './params';
-import { pathParams, type Answer, type Auth, type Endpoint, type Surface } from './registry';
+import { endpointKey, pathParams, type Answer, type Auth, type Endpoint, type Surface } from './registry';
 import { errorBody } from './responses/common';
 import { packageVersion } from '../version';
 
@@ -21,10 +20,10 @@ const RATE_HEADERS = {
   'X-RateLimit-Remaining': { description: 'Requests left in the current window.', schema: { type: 'integer' } },
 };
 
-/** The OpenAPI 3.1 document of every surface, built from the route schemas and the registry. */
-export function buildOpenApiDocument(serverUrl: string) {
+/** The OpenAPI 3.1 document of every surface, built from the endpoints' declarations (the schemas the routes parse with). */
+export function buildOpenApiDocument(serverUrl: string, endpoints: readonly Endpoint[]) {
   const paths: Record<string, Record<string, unknown>> = {};
-  for (const endpoint of ENDPOINTS) (paths[endpoint.path] ??= {})[endpoint.method] = operationOf(endpoint);
+  for (const endpoint of endpoints) (paths[endpoint.path] ??= {})[endpoint.method] = operationOf(endpoint, budgetSharers(endpoint, endpoints));
   return {
     openapi: '3.1.0',
     jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
@@ -51,8 +50,14 @@ export function buildOpenApiDocument(serverUrl: string) {
   };
 }
 
-function operationOf(endpoint: Endpoint) {
-  const notes = [endpoint.description, endpoint.ability && `Role ability: \`${endpoint.ability}\`.`, endpoint.limit && `Rate limit: ${limitText(endpoint.limit)}.`];
+/** The other endpoints whose limit has the same name: they spend one budget. */
+function budgetSharers(endpoint: Endpoint, endpoints: readonly Endpoint[]): string[] {
+  const name = endpoint.limit?.name;
+  return name ? endpoints.filter((other) => other !== endpoint && other.limit?.name === name).map(endpointKey) : [];
+}
+
+function operationOf(endpoint: Endpoint, sharedWith: string[]) {
+  const notes = [endpoint.description, endpoint.ability && `Role ability: \`${endpoint.ability}\`.`, endpoint.limit && `Rate limit: ${limitText(endpoint.limit, sharedWith)}.`];
   return {
     operationId: operationId(endpoint),
     tags: [SURFACES[endpoint.surface].name],
@@ -60,11 +65,16 @@ function operationOf(endpoint: Endpoint) {
     ...(notes.some(Boolean) && { description: notes.filter(Boolean).join('\n\n') }),
     security: endpoint.auth === 'none' ? [] : [{ [SCHEMES[endpoint.auth]]: [] }],
     ...(endpoint.ability && { 'x-role-ability': endpoint.ability }),
-    ...(endpoint.limit && { 'x-rate-limit': endpoint.limit }),
+    ...(endpoint.limit && { 'x-rate-limit': rateLimitExtension(endpoint.limit, sharedWith) }),
     parameters: [...pathParameters(endpoint), ...queryParameters(endpoint), ...headerParameters(endpoint)],
     ...(endpoint.body && { requestBody: requestBodyOf(endpoint.body) }),
-    responses: Object.fromEntries([...answersOf(endpoint)].map(([status, answer]) => [String(status), responseOf(answer, status, endpoint)])),
+    responses: Object.fromEntries([...answersOf(endpoint, sharedWith)].map(([status, answer]) => [String(status), responseOf(answer, status, endpoint)])),
   };
+}
+
+/** The limit as clients read it: its terms, and the routes that share its budget (the counters' name is the server's own). */
+function rateLimitExtension({ name: _counters, ...terms }: NonNullable<Endpoint['limit']>, sharedWith: string[]) {
+  return { ...terms, ...(sharedWith.length && { sharedWith }) };
 }
 
 /** `post /api/agent/conversations/{conversation}/reply` -> `postAgentConversationsConversationReply` */
@@ -83,19 +93,25 @@ function pathParameters(endpoint: Endpoint) {
   });
 }
 
+/**
+ * A query field a header stands for (the widget's visitor id) is documented as the header, required,
+ * and the field as deprecated: a header stays out of URLs and logs, and a client that sends both must
+ * send the same value twice.
+ */
 function queryParameters(endpoint: Endpoint) {
   if (!endpoint.query) return [];
   const json = requestJsonSchema(endpoint.query.schema);
   const properties = (json.properties ?? {}) as Record<string, JsonSchema>;
   const replaced = new Set((endpoint.headers ?? []).map((header) => header.replaces));
-  const required = new Set(((json.required ?? []) as string[]).filter((name) => !replaced.has(name)));
+  const required = new Set((json.required ?? []) as string[]);
   const example = endpoint.query.examples[0] ?? {};
   return Object.entries(properties).map(([name, schema]) => {
     const { description, ...rest } = schema;
     return {
       name,
       in: 'query',
-      required: required.has(name),
+      required: required.has(name) && !replaced.has(name),
+      ...(replaced.has(name) && { deprecated: true }),
       ...(description !== undefined && { description }),
       schema: rest,
       ...(example[name] !== undefined && { example: typed(example[name], rest) }),
@@ -104,9 +120,19 @@ function queryParameters(endpoint: Endpoint) {
 }
 
 function headerParameters(endpoint: Endpoint) {
+  const required = new Set(endpoint.query ? ((requestJsonSchema(endpoint.query.schema).required ?? []) as string[]) : []);
+  const example = endpoint.query?.examples[0] ?? {};
   return (endpoint.headers ?? []).map((header) => {
     const { description: _own, ...schema } = requestJsonSchema(header.schema);
-    return { name: header.name, in: 'header', required: false, description: header.description, schema };
+    const stands = header.replaces;
+    return {
+      name: header.name,
+      in: 'header',
+      required: stands !== undefined && required.has(stands),
+      description: header.description,
+      schema,
+      ...(stands !== undefined && example[stands] !== undefined && { example: example[stands] }),
+    };
   });
 }
 

@@ -7,8 +7,9 @@ export type JsonSchema = Record<string, unknown>;
 const COMPONENTS = '#/components/schemas/';
 
 /**
- * Refinements (`notBlank`, "must be an https URL", the quiet-hours pair...) have no JSON Schema
- * keyword; their messages become the field's description, so the document still states the rule.
+ * Refinements ("a time zone the server knows", the quiet-hours pair, the size of `meta`...) have no
+ * JSON Schema keyword; their messages become the field's description, so the document still states
+ * the rule. Rules that can be a pattern, a length or an enum are written as one, so clients see them.
  */
 function describeRefinements(ctx: { zodSchema: z.core.$ZodTypes; jsonSchema: z.core.JSONSchema.BaseSchema }): void {
   const checks = (ctx.zodSchema._zod.def as { checks?: z.core.$ZodCheck[] }).checks ?? [];

@@ -1,19 +1,16 @@
 import { z } from 'zod';
 import { PROVIDER_SLUGS } from '../../config/providers';
-import { recordId } from '../surfaces/agent/catalogue';
-import { sourceId } from '../surfaces/portal/knowledge';
 
 /**
- * Path parameters by name, shared by every route that names them. Routes read them as strings and
- * answer 404 for an id that names nothing here, so these describe what a client should send.
+ * Path parameters by name, shared by every route that names them (a declaration's `params` may say
+ * more of its own). Routes read them as strings and answer 404 for an id that names nothing here, so
+ * these describe what a client should send.
  */
 export const PATH_PARAMS: Record<string, z.ZodType> = {
   key: z.string().describe('the chatbot public key (`pk_...`)'),
   conversation: z.uuid().describe('the conversation public id'),
-  source: sourceId.describe('knowledge source id'),
   provider: z.enum(PROVIDER_SLUGS).describe('provider slug (an unknown slug is a 422 on `provider`)'),
   tag: z.string().regex(/^\d{1,9}$/).describe('tag id'),
-  canned: recordId.describe('canned reply id'),
   suggestion: z.string().regex(/^\d+$/).describe('the id suggest returned'),
   visitor: z.string().describe('visitor id from the live list; cut to 100 characters and trimmed'),
 };

@@ -6,13 +6,13 @@ export type Surface = 'v1' | 'portal' | 'agent' | 'widget' | 'ops';
 export type Auth = 'api' | 'portal' | 'agent' | 'none';
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
-/** A route limit as the route sets it (src/http/rateLimit.ts); the tests compare it with X-RateLimit-Limit. */
+/** A route limit (src/http/rateLimit.ts); the tests compare it with X-RateLimit-Limit. */
 export interface RouteLimit {
+  /** The counters' name: routes that give the same name spend one budget. */
+  name: string;
   points: number;
   seconds: number;
   by: 'ip' | 'user';
-  /** Set when one budget is shared by several routes. */
-  sharedWith?: string;
 }
 
 /** One documented answer: a JSON body (zod schema), or another media type (pages, scripts, event streams). */
@@ -25,8 +25,8 @@ export interface Answer {
 }
 
 /**
- * One endpoint, declared once. `body` and `query` are the very zod schemas the route parses with
- * (imported from the route file), so the document cannot drift from the validation.
+ * What the document says of one endpoint. Surfaces declare it together with the handler
+ * (src/http/endpoint.ts), so the schemas described are the schemas the route parses with.
  */
 export interface Endpoint {
   method: Method;
@@ -40,10 +40,12 @@ export interface Endpoint {
   /** Path parameters that differ from the shared ones of params.ts (by name). */
   params?: Record<string, z.ZodType>;
   query?: { schema: z.ZodObject; examples: Array<Record<string, string>> };
-  /** Request headers the route reads; `replaces` names a query field the header may stand for (then neither is required alone). */
+  /** Request headers the route reads; `replaces` names a query field the header stands for (documented as the header, the field deprecated). */
   headers?: Array<{ name: string; description: string; schema: z.ZodType; replaces?: string }>;
-  /** Examples are valid bodies; the sweep mutates them field by field, the document shows them. */
-  /** `large`: the route parses up to 8 MB (knowledge uploads); every other body is limited to 96 KB (src/http/jsonBody.ts). */
+  /**
+   * Examples are valid bodies; the sweep mutates them field by field, the document shows them.
+   * `large`: the route parses up to 8 MB (knowledge uploads); every other body is limited to 96 KB (src/http/jsonBody.ts).
+   */
   body?: { schema: z.ZodType; examples: unknown[]; large?: true };
   limit?: RouteLimit;
   /**

@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { ENDPOINTS } from '../../src/openapi/endpoints';
+import { ENDPOINTS } from '../../src/surfaces/endpoints';
 import { endpointKey, type Endpoint } from '../../src/openapi/registry';
 import { Deployment } from '../support/cluster/deployment';
 import type { ClusterNode } from '../support/cluster/node';

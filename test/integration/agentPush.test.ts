@@ -1,8 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { randomBytes } from 'node:crypto';
-import { authenticate } from '../../src/http/authenticate';
 import { NotificationPreference, PushSubscription } from '../../src/models';
-import { pushRoutes } from '../../src/surfaces/agent/push';
+import { AGENT_BASE, agentSurface } from '../../src/surfaces/agent';
 import { agentTenant } from '../support/agent';
 import { server } from '../support/hooks';
 import { get, request } from '../support/http';
@@ -51,7 +50,7 @@ describe('agent app: push and notifications', () => {
 
   before(async () => {
     const ctx = server().ctx;
-    configured = await serveMiniApp((app) => app.use('/api/agent', authenticate('agent'), pushRoutes({ ...ctx, config: { ...ctx.config, vapid: VAPID } })));
+    configured = await serveMiniApp((app) => app.use(AGENT_BASE, agentSurface({ ctx: { ...ctx, config: { ...ctx.config, vapid: VAPID } }, actors: server().actors })));
   });
   after(() => configured.close());
 

@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ENDPOINTS } from '../../src/openapi/endpoints';
+import { ENDPOINTS } from '../../src/surfaces/endpoints';
 import { requestJsonSchema } from '../../src/openapi/jsonSchema';
 import { endpointKey, pathParams, type Endpoint } from '../../src/openapi/registry';
 import { server } from '../support/hooks';

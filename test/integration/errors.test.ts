@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { ENDPOINTS } from '../../src/openapi/endpoints';
+import { ENDPOINTS } from '../../src/surfaces/endpoints';
 import { endpointKey, pathParams } from '../../src/openapi/registry';
 import { request } from '../support/http';
 import { serveLoggedApp } from '../support/loggedApp';

@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { randomBytes } from 'node:crypto';
-import { ENDPOINTS } from '../../src/openapi/endpoints';
+import { ENDPOINTS } from '../../src/surfaces/endpoints';
 import { endpointKey, type Endpoint } from '../../src/openapi/registry';
 import { TEST_ENV } from '../support/env';
 import * as make from '../support/factories';
@@ -218,15 +218,14 @@ describe('OpenAPI 3.1 document (GET /openapi.json)', function () {
     assert.equal(new Set(ids).size, ids.length, 'operationIds are unique');
   });
 
+  // The surfaces mount nothing but their declarations; the walk keeps the hand-mounted operations routes in step with theirs.
   it('documents every route the app serves, and nothing it does not serve', () => {
     const served = servedRoutes(fullApp());
     assert.ok(served.length >= 60, `only ${served.length} routes found: the walk of the router stack is broken`);
     const undocumented = served.filter((route) => !ENDPOINTS.some((endpoint) => endpoint.method === route.method && documents(endpoint.path, route)));
-    assert.deepEqual(undocumented.map((route) => `${route.method.toUpperCase()} ${String(route.path)}`), [], 'routes missing from src/openapi/endpoints');
+    assert.deepEqual(undocumented.map((route) => `${route.method.toUpperCase()} ${String(route.path)}`), [], 'routes mounted outside a declaration and missing from src/openapi/opsEndpoints.ts');
     const phantom = ENDPOINTS.filter((endpoint) => !served.some((route) => endpoint.method === route.method && documents(endpoint.path, route)));
     assert.deepEqual(phantom.map(endpointKey), [], 'documented routes the app does not serve');
-    const documentedPaths = Object.entries(validator.doc.paths).flatMap(([path, operations]) => Object.keys(operations).map((method) => `${method.toUpperCase()} ${path}`));
-    assert.deepEqual(documentedPaths.sort(), ENDPOINTS.map(endpointKey).sort());
   });
 
   it("keeps each surface's endpoint count: v1 7, portal 14, agent 32, widget 7", () => {

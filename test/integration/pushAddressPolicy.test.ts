@@ -5,10 +5,9 @@ import { JOB_KINDS, jobProcessors } from '../../src/boot/jobs';
 import type { AppContext } from '../../src/context';
 import { raisePushEvent } from '../../src/domain/push/events';
 import { savePushSubscription } from '../../src/domain/push/subscriptions';
-import { authenticate } from '../../src/http/authenticate';
 import { InProcessJobQueue } from '../../src/jobs/inProcessQueue';
 import { PushSubscription } from '../../src/models';
-import { pushRoutes } from '../../src/surfaces/agent/push';
+import { AGENT_BASE, agentSurface } from '../../src/surfaces/agent';
 import { agentTenant } from '../support/agent';
 import { startFakePushService, type FakePushService } from '../support/fakePushService';
 import { server } from '../support/hooks';
@@ -35,7 +34,7 @@ describe('push endpoints obey the outbound address policy', function () {
     let strict: { url: string; close(): Promise<void> };
     before(async () => {
       const ctx = withPolicy(false);
-      strict = await serveMiniApp((app) => app.use('/api/agent', authenticate('agent'), pushRoutes(ctx)));
+      strict = await serveMiniApp((app) => app.use(AGENT_BASE, agentSurface({ ctx, actors: server().actors })));
     });
     after(() => strict.close());
 

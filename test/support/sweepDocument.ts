@@ -11,7 +11,8 @@ export type OpenApiDocument = {
 
 export interface Operation {
   operationId: string;
-  parameters: Array<{ name: string; in: string; required: boolean; schema: unknown }>;
+  parameters: Array<{ name: string; in: string; required: boolean; schema: unknown; example?: unknown; deprecated?: boolean }>;
+  security?: Array<Record<string, string[]>>;
   requestBody?: { content: { 'application/json': { schema: unknown; examples: Record<string, { value: unknown }> } } };
   responses: Record<string, { description: string; headers?: Record<string, unknown>; content?: Record<string, { schema: unknown; 'x-events'?: Record<string, unknown> }> }>;
   'x-rate-limit'?: { points: number; seconds: number; by: string };

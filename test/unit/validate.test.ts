@@ -1,11 +1,11 @@
 import { strict as assert } from 'node:assert';
 import { z } from 'zod';
 import { AppError } from '../../src/errors';
-import { notBlank, parse } from '../../src/http/validate';
+import { NOT_BLANK, parse } from '../../src/http/validate';
 
 const schema = z.object({
   title: z.string().max(5),
-  message: z.string().max(4000).refine(notBlank, 'The message must not be only whitespace.'),
+  message: z.string().max(4000).regex(NOT_BLANK, 'The message must not be only whitespace.'),
   count: z.number().int().min(1),
   kind: z.enum(['text', 'qa']),
   nested: z.object({ url: z.url() }).optional(),
@@ -56,6 +56,18 @@ describe('validate: zod issues as Laravel-style errors', () => {
     } catch (error) {
       assert.ok(error instanceof AppError);
       assert.equal(error.message, 'The title field is required. (and 3 more errors)');
+      return;
+    }
+    assert.fail('expected a validation error');
+  });
+
+  it("answers a pattern's own message, and a plain one for a pattern without a message", () => {
+    const codes = z.object({ own: z.string().regex(/^\d+$/, 'The own code must be digits.'), plain: z.string().regex(/^\d+$/) });
+    try {
+      parse(codes, { own: 'x', plain: 'x' });
+    } catch (error) {
+      assert.ok(error instanceof AppError);
+      assert.deepEqual(error.details.errors, { own: ['The own code must be digits.'], plain: ['The plain field format is invalid.'] });
       return;
     }
     assert.fail('expected a validation error');

@@ -1,8 +1,8 @@
 /** `HH:MM` on a 24-hour clock, 00:00 to 23:59. */
-const CLOCK_TIME = /^([01]\d|2[0-3]):([0-5]\d)$/;
+export const CLOCK_TIME = /^([01]\d|2[0-3]):([0-5]\d)$/;
 
 // Zone names only: ICU would also take offsets such as "+01:00", which do not follow daylight saving.
-const ZONE_NAME = /^[A-Za-z][A-Za-z0-9_+\-/]*$/;
+export const ZONE_NAME = /^[A-Za-z][A-Za-z0-9_+\-/]*$/;
 
 export const isClockTime = (value: string): boolean => CLOCK_TIME.test(value);
 

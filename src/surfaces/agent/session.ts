@@ -1,15 +1,13 @@
-import { Router } from 'express';
 import { z } from 'zod';
 import { roleCan } from '../../../config/roles';
-import type { AppContext } from '../../context';
 import { signIn, type Admission } from '../../domain/accounts/signIn';
 import { issueToken, revokeToken } from '../../domain/accounts/tokens';
 import { authOf } from '../../http/authenticate';
 import { credentialsBody } from '../../http/credentials';
-import { smallJsonBody } from '../../http/jsonBody';
-import { rateLimit } from '../../http/rateLimit';
-import { parse } from '../../http/validate';
+import { agentSession, agentToken } from '../../openapi/responses/agent';
+import { messageBody } from '../../openapi/responses/common';
 import { presentAgentSession, presentAgentToken } from '../../presenters/agent';
+import { endpoint } from '../endpoint';
 
 /** The name every agent-app token is stored under; the device it was issued to is kept beside it. */
 const TOKEN_NAME = 'agent app';
@@ -34,37 +32,67 @@ const admitToAgentApp: Admission = (user) => {
   return admitted ? undefined : AGENT_APP_REFUSAL;
 };
 
-/** Sign-in (above the token gate) for the agent apps. */
-export function loginRoutes(ctx: AppContext): Router {
-  return Router().post('/login', rateLimit(ctx.limiters, { name: 'agent-login', points: 10, duration: 60, by: 'ip' }), smallJsonBody, async (req, res) => {
-    const body = parse(agentLoginBody, req.body);
-    const user = await signIn(ctx.lockout, body.email, body.password, admitToAgentApp);
-    const { plain, token } = await issueToken(user, 'agent', { name: TOKEN_NAME, deviceName: body.device_name ?? null });
-    res.json(presentAgentToken(plain, token, user, user.company));
-  });
-}
+const agent = { surface: 'agent', auth: 'agent' } as const;
 
-/** Refresh, me and logout: the calling agent token's own life cycle. */
-export function sessionRoutes(ctx: AppContext): Router {
-  const router = Router();
-
+/** Sign-in (above the token gate) for the agent apps, and the calling agent token's own life cycle. */
+export const sessionEndpoints = [
+  endpoint({
+    surface: 'agent',
+    auth: 'none',
+    method: 'post',
+    path: '/api/agent/login',
+    summary: 'Sign in to an agent app (owners, admins and agents)',
+    description: 'Shares the login lockout with the portal login. The route limit counts before validation.',
+    limit: { name: 'agent-login', points: 10, seconds: 60, by: 'ip' },
+    body: { schema: agentLoginBody, examples: [{ email: 'agent@example.com', password: 'correct horse battery staple', device_name: 'Pixel 8' }] },
+    responses: {
+      200: { description: 'An `agent` token (30 days) and the session it opens.', json: agentToken },
+      401: 'Wrong password or unknown address ("These credentials do not match our records.").',
+      403: 'A viewer, a suspended user or a suspended workspace.',
+      429: 'Route limit, or the address is locked out (`Retry-After`).',
+    },
+    handler: async ({ ctx, body: parseBody }, _req, res) => {
+      const body = parseBody();
+      const user = await signIn(ctx.lockout, body.email, body.password, admitToAgentApp);
+      const { plain, token } = await issueToken(user, 'agent', { name: TOKEN_NAME, deviceName: body.device_name ?? null });
+      res.json(presentAgentToken(plain, token, user, user.company));
+    },
+  }),
   // The old token stays valid until it lapses, so a client that loses this answer is not signed out;
   // the new one joins its family, so signing out with either ends both.
-  router.post('/refresh', rateLimit(ctx.limiters, { name: 'agent-refresh', points: 6, duration: 3600, by: 'user' }), async (req, res) => {
-    const { token: current, user, company } = authOf(req);
-    const { plain, token } = await issueToken(user, 'agent', { name: current.name, deviceName: current.deviceName, family: current.family });
-    res.json(presentAgentToken(plain, token, user, company));
-  });
-
-  router.get('/me', (req, res) => {
-    const { token, user, company } = authOf(req);
-    res.json(presentAgentSession(token, user, company));
-  });
-
-  router.post('/logout', async (req, res) => {
-    await revokeToken(authOf(req).token.id);
-    res.json({ message: 'Signed out.' });
-  });
-
-  return router;
-}
+  endpoint({
+    ...agent,
+    method: 'post',
+    path: '/api/agent/refresh',
+    summary: 'Exchange a valid agent token for a fresh one (the old one stays valid until it lapses)',
+    limit: { name: 'agent-refresh', points: 6, seconds: 3600, by: 'user' },
+    responses: { 200: { description: 'Same answer as login.', json: agentToken } },
+    handler: async (_input, req, res) => {
+      const { token: current, user, company } = authOf(req);
+      const { plain, token } = await issueToken(user, 'agent', { name: current.name, deviceName: current.deviceName, family: current.family });
+      res.json(presentAgentToken(plain, token, user, company));
+    },
+  }),
+  endpoint({
+    ...agent,
+    method: 'get',
+    path: '/api/agent/me',
+    summary: 'The calling token and its holder',
+    responses: { 200: { description: 'The session.', json: agentSession } },
+    handler: (_input, req, res) => {
+      const { token, user, company } = authOf(req);
+      res.json(presentAgentSession(token, user, company));
+    },
+  }),
+  endpoint({
+    ...agent,
+    method: 'post',
+    path: '/api/agent/logout',
+    summary: 'Sign out: revoke the calling token and its family (the sign-in and its refreshes)',
+    responses: { 200: { description: 'Signed out.', json: messageBody } },
+    handler: async (_input, req, res) => {
+      await revokeToken(authOf(req).token.id);
+      res.json({ message: 'Signed out.' });
+    },
+  }),
+];

@@ -1,22 +1,20 @@
-import { Router, type Request } from 'express';
 import { z } from 'zod';
 import { visitorActorId } from '../../actors/visitor/protocol';
-import type { Actors } from '../../actors/runtime/router';
-import type { AppContext } from '../../context';
 import { inOpenConversation } from '../../domain/conversations/openConversation';
 import { listLiveVisitors, liveVisitorsEnabled } from '../../domain/visitors/liveVisitors';
 import { pollSecondsOf } from '../../domain/visitors/presence';
 import { notFound, unprocessable, validationFailed } from '../../errors';
-import { authOf, requireAbility } from '../../http/authenticate';
-import { rateLimit } from '../../http/rateLimit';
-import { notBlank, parse } from '../../http/validate';
+import { authOf } from '../../http/authenticate';
+import { NOT_BLANK } from '../../http/validate';
 import { Chatbot, Visitor } from '../../models';
+import { invited, liveVisitors } from '../../openapi/responses/agent';
 import { displayTime } from '../../presenters/displayTime';
 import { presentSentMessage } from '../../presenters/message';
+import { endpoint } from '../endpoint';
 
 export const listQuery = z.object({ limit: z.string().optional() });
 export const inviteBody = z.object({
-  message: z.string().max(2000).refine(notBlank, 'The message field must not be empty or only whitespace.'),
+  message: z.string().max(2000).regex(NOT_BLANK, 'The message field must not be empty or only whitespace.'),
   chatbot_id: z.number().int().positive().optional(),
 });
 
@@ -26,48 +24,69 @@ function clampLimit(raw: string | undefined): number {
   return Number.isFinite(value) ? Math.min(200, Math.max(1, value)) : 100;
 }
 
+const agent = { surface: 'agent', auth: 'agent' } as const;
+
 /** Live visitors and invites: who is browsing the workspace's sites now, and starting a chat with one of them. */
-export function visitorRoutes(ctx: AppContext, actors: Actors): Router {
-  const router = Router();
-  const pollSeconds = pollSecondsOf(ctx.config);
-
-  router.get('/visitors', async (req, res) => {
-    const { company } = authOf(req);
-    const limit = clampLimit(parse(listQuery, req.query).limit);
-    const [enabled, live] = await Promise.all([liveVisitorsEnabled(company.id), listLiveVisitors(company.id, pollSeconds, limit)]);
-    res.json({
-      enabled,
-      poll_seconds: pollSeconds,
-      visitors: live.visitors.map((v) => ({
-        id: v.id,
-        chatbot: v.chatbot,
-        chatbot_id: v.chatbot_id,
-        page: v.page ?? '',
-        title: v.title ?? '',
-        referrer: v.referrer ?? '',
-        country: v.country ?? '',
-        device: v.device ?? '',
-        browser: v.browser ?? '',
-        os: v.os ?? '',
-        page_views: v.page_views,
-        first_seen: displayTime(new Date(v.first_seen_at)),
-        last_seen: displayTime(new Date(v.last_seen_at)),
-        conversation_id: v.conversation_id,
-        online: true,
-      })),
-      total: live.total,
-    });
-  });
-
-  router.post(
-    '/visitors/:visitor/invite',
-    requireAbility('handle-conversations'),
-    rateLimit(ctx.limiters, { name: 'agent-invite', points: 30, duration: 60, by: 'user' }),
-    async (req: Request<{ visitor: string }>, res) => {
+export const visitorEndpoints = [
+  endpoint({
+    ...agent,
+    method: 'get',
+    path: '/api/agent/visitors',
+    summary: 'Everyone browsing the workspace’s sites now (live visitors)',
+    description: '`limit` is clamped to 1..200 (default 100; an unreadable value counts as the default).',
+    query: { schema: listQuery, examples: [{ limit: '50' }] },
+    responses: { 200: { description: 'The live list.', json: liveVisitors } },
+    handler: async ({ ctx, query }, req, res) => {
+      const pollSeconds = pollSecondsOf(ctx.config);
+      const { company } = authOf(req);
+      const limit = clampLimit(query().limit);
+      const [enabled, live] = await Promise.all([liveVisitorsEnabled(company.id), listLiveVisitors(company.id, pollSeconds, limit)]);
+      res.json({
+        enabled,
+        poll_seconds: pollSeconds,
+        visitors: live.visitors.map((v) => ({
+          id: v.id,
+          chatbot: v.chatbot,
+          chatbot_id: v.chatbot_id,
+          page: v.page ?? '',
+          title: v.title ?? '',
+          referrer: v.referrer ?? '',
+          country: v.country ?? '',
+          device: v.device ?? '',
+          browser: v.browser ?? '',
+          os: v.os ?? '',
+          page_views: v.page_views,
+          first_seen: displayTime(new Date(v.first_seen_at)),
+          last_seen: displayTime(new Date(v.last_seen_at)),
+          conversation_id: v.conversation_id,
+          online: true,
+        })),
+        total: live.total,
+      });
+    },
+  }),
+  endpoint({
+    ...agent,
+    ability: 'handle-conversations',
+    method: 'post',
+    path: '/api/agent/visitors/{visitor}/invite',
+    summary: 'Start a chat with a browsing visitor',
+    description: 'The message goes into the visitor’s open conversation with the sending chatbot (200) or a new one held by an agent (201); the widget gets it on its next heartbeat.',
+    limit: { name: 'agent-invite', points: 30, seconds: 60, by: 'user' },
+    body: { schema: inviteBody, examples: [{ message: 'Hi! Can I help you find the right size?' }, { message: 'Hello from sales.', chatbot_id: 1 }] },
+    responses: {
+      200: { description: 'Sent into the open conversation.', json: invited },
+      201: { description: 'Sent into a new conversation.', json: invited },
+      409: 'The visitor has left the site (`visitor_left`).',
+      422: '`chatbot_id` is not an active chatbot of the workspace, or the workspace has no active chatbot.',
+      500: 'The chat could not be started; nothing was saved, a retry is safe.',
+    },
+    handler: async ({ ctx, actors, body: parseBody }, req, res) => {
+      const pollSeconds = pollSecondsOf(ctx.config);
       const { user, company } = authOf(req);
       const visitorKey = req.params.visitor.slice(0, 100).trim();
       if (!visitorKey) throw notFound('Visitor');
-      const body = parse(inviteBody, req.body);
+      const body = parseBody();
       const visitor = await Visitor.findOne({ where: { companyId: company.id, visitorKey }, attributes: ['chatbotId'] });
       if (!visitor) throw notFound('Visitor');
       const chatbotId = await senderOf(company.id, body.chatbot_id, visitor.chatbotId);
@@ -82,10 +101,8 @@ export function visitorRoutes(ctx: AppContext, actors: Actors): Router {
         message: presentSentMessage(reply.message),
       });
     },
-  );
-
-  return router;
-}
+  }),
+];
 
 /** The chatbot the invite speaks as: the one asked for, else the visitor's own, else any active one. */
 async function senderOf(companyId: number, requested: number | undefined, visitorsOwn: number | null): Promise<number> {

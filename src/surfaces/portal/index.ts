@@ -1,24 +1,17 @@
-import { Router } from 'express';
-import { smallJsonBody } from '../../http/jsonBody';
-import type { AppContext } from '../../context';
-import { authenticate } from '../../http/authenticate';
-import { chatbotRoutes } from './chatbots';
-import { keyRoutes } from './keys';
-import { knowledgeRoutes } from './knowledge';
-import { loginRoutes, sessionRoutes } from './session';
-import { workspaceRoutes } from './workspace';
+import type { Router } from 'express';
+import { surfaceRouter } from '../../http/surfaceRouter';
+import type { SurfaceDeps, SurfaceEndpoint } from '../endpoint';
+import { chatbotEndpoints } from './chatbots';
+import { keyEndpoints } from './keys';
+import { knowledgeEndpoints } from './knowledge';
+import { sessionEndpoints } from './session';
+import { workspaceEndpoints } from './workspace';
 
-/** Portal API: white-label portals, opened by `portal` tokens only. */
-export function portalSurface(ctx: AppContext): Router {
-  const router = Router();
-  router.use(loginRoutes(ctx));
-  router.use(authenticate('portal'));
-  // Before the small default parser: knowledge uploads parse their large bodies themselves, after the ability check.
-  router.use(knowledgeRoutes(ctx));
-  router.use(smallJsonBody);
-  router.use(sessionRoutes(ctx));
-  router.use(chatbotRoutes());
-  router.use(keyRoutes(ctx));
-  router.use(workspaceRoutes(ctx));
-  return router;
+export const PORTAL_BASE = '/api/portal';
+
+export const PORTAL_ENDPOINTS: readonly SurfaceEndpoint[] = [...sessionEndpoints, ...chatbotEndpoints, ...knowledgeEndpoints, ...keyEndpoints, ...workspaceEndpoints];
+
+/** Portal API: white-label portals, opened by `portal` tokens only (sign-in aside). */
+export function portalSurface(deps: SurfaceDeps): Router {
+  return surfaceRouter({ base: PORTAL_BASE, token: 'portal' }, PORTAL_ENDPOINTS, deps, deps.ctx.limiters);
 }

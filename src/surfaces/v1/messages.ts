@@ -1,16 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import { Router, type Request } from 'express';
 import { z } from 'zod';
-import type { Actors } from '../../actors/runtime/router';
+import { ANSWER_TIMEOUT_MS } from '../../actors/conversation/behaviour';
 import { findChatbot } from '../../domain/chatbots/findChatbot';
 import { inOpenConversation } from '../../domain/conversations/openConversation';
 import { latestOpenConversation } from '../../domain/conversations/visitorConversations';
 import { assertAllowance } from '../../domain/usage/allowance';
 import { AppError } from '../../errors';
-import { authOf, requireAbility } from '../../http/authenticate';
-import { parse } from '../../http/validate';
+import { authOf } from '../../http/authenticate';
 import { contextMeta, visitorId, visitorMessage } from '../../http/visitorFields';
-import { ANSWER_TIMEOUT_MS } from '../../actors/conversation/behaviour';
+import { conversationStatus } from '../../openapi/responses/conversations';
+import { id, uuid } from '../../openapi/responses/formats';
+import { endpoint } from '../endpoint';
 
 export const sendMessageBody = z.object({
   message: visitorMessage,
@@ -20,27 +20,54 @@ export const sendMessageBody = z.object({
 });
 
 /** Send message: the same conversation actor as the widget, answered whole in one JSON response. */
-export function messageRoutes(actors: Actors): Router {
-  return Router().post('/chatbots/:key/messages', requireAbility('handle-conversations'), async (req: Request<{ key: string }>, res) => {
-    const { company } = authOf(req);
-    const chatbot = await findChatbot(company.id, req.params.key);
-    const body = parse(sendMessageBody, req.body);
-    await assertAllowance(company);
-    const message = { type: 'visitorMessage' as const, chatbotId: chatbot.id, visitorKey: body.visitor_id.trim(), text: body.message, channel: 'api' as const, meta: body.meta };
-    // Without a conversation id the message starts a new one. A visitor has one open conversation per
-    // chatbot, so the open one closes first, as the widget's "new chat" closes it; should another
-    // request open one meanwhile, the message goes there.
-    if (!body.conversation_id) {
-      const open = await latestOpenConversation({ chatbotId: chatbot.id, visitorKey: message.visitorKey, companyId: company.id });
-      if (open) await actors.ask('conversation', open, { type: 'reset', chatbotId: chatbot.id, visitorKey: message.visitorKey });
-    }
-    const reply = await inOpenConversation(body.conversation_id ?? randomUUID(), (id, retry) =>
-      actors.ask('conversation', id, { ...message, create: !body.conversation_id && !retry }, { timeoutMs: ANSWER_TIMEOUT_MS }),
-    );
-    const conversation = { conversation_id: reply.conversationId, status: reply.status };
-    if (reply.outcome === 'failed') throw new AppError(reply.error.status, reply.error.code, reply.error.message, { body: conversation });
-    if (reply.outcome === 'held') return void res.json({ ...conversation, reply: null, note: reply.note });
-    const { answer } = reply;
-    res.json({ ...conversation, reply: { id: answer.id, content: answer.content, model: answer.model, tokens_in: answer.tokensIn, tokens_out: answer.tokensOut } });
-  });
-}
+export const messageEndpoints = [
+  endpoint({
+    surface: 'v1',
+    auth: 'api',
+    method: 'post',
+    path: '/api/v1/chatbots/{key}/messages',
+    summary: 'Send a visitor message and get the whole AI reply',
+    description: 'Goes through the same conversation actor as the widget. While a person holds (or has been asked for) the conversation, `reply` is null and `note` explains.',
+    ability: 'handle-conversations',
+    body: {
+      schema: sendMessageBody,
+      examples: [{ message: 'What is your returns policy?', visitor_id: 'crm-4711', meta: { plan: 'gold' } }],
+    },
+    responses: {
+      200: {
+        description: 'The reply, or null with a note while a person holds the conversation.',
+        json: z.object({
+          conversation_id: uuid,
+          status: conversationStatus,
+          reply: z.object({ id, content: z.string(), model: z.string(), tokens_in: z.int().min(0), tokens_out: z.int().min(0) }).nullable(),
+          note: z.string().optional(),
+        }),
+      },
+      429: "The workspace's monthly message allowance is spent (`code: limit_reached`, `Retry-After` until the first of next month).",
+      502: { description: 'The AI provider could not be reached (`provider_unreachable`); the visitor message is kept, `conversation_id` names it.', json: z.looseObject({ message: z.string(), code: z.string(), conversation_id: uuid, status: conversationStatus }) },
+      503: 'The conversation is moving between servers (`actor_unavailable`, `owner_lost`, `turn_timeout`); retry after `Retry-After`.',
+    },
+    handler: async ({ actors, body: parseBody }, req, res) => {
+      const { company } = authOf(req);
+      const chatbot = await findChatbot(company.id, req.params.key);
+      const body = parseBody();
+      await assertAllowance(company);
+      const message = { type: 'visitorMessage' as const, chatbotId: chatbot.id, visitorKey: body.visitor_id.trim(), text: body.message, channel: 'api' as const, meta: body.meta };
+      // Without a conversation id the message starts a new one. A visitor has one open conversation per
+      // chatbot, so the open one closes first, as the widget's "new chat" closes it; should another
+      // request open one meanwhile, the message goes there.
+      if (!body.conversation_id) {
+        const open = await latestOpenConversation({ chatbotId: chatbot.id, visitorKey: message.visitorKey, companyId: company.id });
+        if (open) await actors.ask('conversation', open, { type: 'reset', chatbotId: chatbot.id, visitorKey: message.visitorKey });
+      }
+      const reply = await inOpenConversation(body.conversation_id ?? randomUUID(), (id, retry) =>
+        actors.ask('conversation', id, { ...message, create: !body.conversation_id && !retry }, { timeoutMs: ANSWER_TIMEOUT_MS }),
+      );
+      const conversation = { conversation_id: reply.conversationId, status: reply.status };
+      if (reply.outcome === 'failed') throw new AppError(reply.error.status, reply.error.code, reply.error.message, { body: conversation });
+      if (reply.outcome === 'held') return void res.json({ ...conversation, reply: null, note: reply.note });
+      const { answer } = reply;
+      res.json({ ...conversation, reply: { id: answer.id, content: answer.content, model: answer.model, tokens_in: answer.tokensIn, tokens_out: answer.tokensOut } });
+    },
+  }),
+];

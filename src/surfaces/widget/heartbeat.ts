@@ -1,13 +1,11 @@
-import { Router, type Request } from 'express';
+import type { Request } from 'express';
 import { z } from 'zod';
-import type { Actors } from '../../actors/runtime/router';
 import { visitorActorId, type HeartbeatReply } from '../../actors/visitor/protocol';
-import type { AppContext } from '../../context';
-import { smallJsonBody } from '../../http/jsonBody';
-import { rateLimit } from '../../http/rateLimit';
-import { parse } from '../../http/validate';
-import { heartbeatChatbot } from './heartbeatChatbot';
 import { visitorId } from '../../http/visitorFields';
+import { heartbeatAnswer } from '../../openapi/responses/widget';
+import { endpoint } from '../endpoint';
+import { heartbeatChatbot } from './heartbeatChatbot';
+import { NO_CHATBOT, perIp, SAMPLE_VISITOR } from './schemas';
 
 const httpUrl = z.url({ protocol: /^https?$/, error: 'The url field must be a valid URL.' }).max(2048);
 
@@ -29,28 +27,41 @@ const LOCALE = /^[A-Za-z]{2,8}(?:-[A-Za-z0-9]{1,8})*$/;
  * `POST /widget/{key}/heartbeat`: the widget's beat every `poll_seconds`. Marks the visitor online,
  * records the page, and hands over messages an agent left while the chat was closed.
  */
-export function heartbeatRoutes(ctx: AppContext, actors: Actors): Router {
-  const limit = rateLimit(ctx.limiters, { name: 'widget-heartbeat', points: 240, duration: 60, by: 'ip' });
-  return Router().post('/:key/heartbeat', limit, smallJsonBody, async (req: Request<{ key: string }>, res) => {
-    const chatbot = await heartbeatChatbot(req.params.key);
-    const body = parse(heartbeatBody, req.body);
-    const visitorKey = body.visitor_id.trim();
-    const reply: HeartbeatReply = await actors.ask('visitor', visitorActorId(chatbot.companyId, visitorKey), {
-      type: 'heartbeat',
-      chatbotId: chatbot.id,
-      companyId: chatbot.companyId,
-      visitorKey,
-      url: body.url,
-      title: body.title ?? undefined,
-      referrer: body.referrer || undefined,
-      conversationId: body.conversation_id?.toLowerCase(),
-      userAgent: req.get('user-agent')?.slice(0, USER_AGENT_MAX) || undefined,
-      country: countryOf(req),
-      locale: localeOf(req.get('accept-language')),
-    });
-    res.json({ poll_seconds: reply.pollSeconds, conversation_id: reply.conversationId, messages: reply.messages });
-  });
-}
+export const heartbeatEndpoints = [
+  endpoint({
+    surface: 'widget',
+    auth: 'none',
+    method: 'post',
+    path: '/widget/{key}/heartbeat',
+    summary: 'The widget’s beat every `poll_seconds`: presence, page, and waiting agent messages',
+    description: 'A visitor with no heartbeat for 2 x poll_seconds has left the site. A `conversation_id` that is not the visitor’s is ignored.',
+    limit: perIp('widget-heartbeat', 240),
+    body: {
+      schema: heartbeatBody,
+      examples: [{ visitor_id: SAMPLE_VISITOR, url: 'https://shop.example/shoes', title: 'Shoes', referrer: '', conversation_id: null }],
+    },
+    responses: { 200: { description: 'The interval, the conversation to show and waiting messages.', json: heartbeatAnswer }, 404: NO_CHATBOT },
+    handler: async ({ actors, body: parseBody }, req, res) => {
+      const chatbot = await heartbeatChatbot(req.params.key);
+      const body = parseBody();
+      const visitorKey = body.visitor_id.trim();
+      const reply: HeartbeatReply = await actors.ask('visitor', visitorActorId(chatbot.companyId, visitorKey), {
+        type: 'heartbeat',
+        chatbotId: chatbot.id,
+        companyId: chatbot.companyId,
+        visitorKey,
+        url: body.url,
+        title: body.title ?? undefined,
+        referrer: body.referrer || undefined,
+        conversationId: body.conversation_id?.toLowerCase(),
+        userAgent: req.get('user-agent')?.slice(0, USER_AGENT_MAX) || undefined,
+        country: countryOf(req),
+        locale: localeOf(req.get('accept-language')),
+      });
+      res.json({ poll_seconds: reply.pollSeconds, conversation_id: reply.conversationId, messages: reply.messages });
+    },
+  }),
+];
 
 function countryOf(req: Request): string | undefined {
   for (const name of COUNTRY_HEADERS) {

@@ -1,23 +1,22 @@
-import { Router } from 'express';
-import type { Actors } from '../../actors/runtime/router';
-import type { AppContext } from '../../context';
-import { configRoutes } from './config';
-import { conversationRoutes, VISITOR_HEADER } from './conversation';
-import { heartbeatRoutes } from './heartbeat';
-import { streamRoutes } from './stream';
+import type { Router } from 'express';
 import { openToEveryOrigin } from '../../http/cors';
+import { surfaceRouter } from '../../http/surfaceRouter';
+import type { SurfaceDeps, SurfaceEndpoint } from '../endpoint';
+import { configEndpoints } from './config';
+import { conversationEndpoints, VISITOR_HEADER } from './conversation';
+import { heartbeatEndpoints } from './heartbeat';
+import { streamEndpoints } from './stream';
+
+export const WIDGET_BASE = '/widget';
+
+export const WIDGET_ENDPOINTS: readonly SurfaceEndpoint[] = [...configEndpoints, ...streamEndpoints, ...conversationEndpoints, ...heartbeatEndpoints];
 
 /**
  * Widget endpoints (docs/api.md "Widget"): public, no token, called from visitors' browsers on
  * customers' sites. The chatbot's public key in the path is the only credential.
  */
-export function widgetSurface(ctx: AppContext, actors: Actors): Router {
-  const router = Router();
-  router.use(configRoutes(ctx));
-  router.use(streamRoutes(ctx, actors));
-  router.use(conversationRoutes(ctx, actors));
-  router.use(heartbeatRoutes(ctx, actors));
-  return router;
+export function widgetSurface(deps: SurfaceDeps): Router {
+  return surfaceRouter({ base: WIDGET_BASE }, WIDGET_ENDPOINTS, deps, deps.ctx.limiters);
 }
 
 /**

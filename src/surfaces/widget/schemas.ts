@@ -1,11 +1,15 @@
 import { z } from 'zod';
 import { contextMeta, visitorId, visitorMessage } from '../../http/visitorFields';
+import type { RouteLimit } from '../../openapi/registry';
 
 const prechatVisitor = z.object({
   name: z.string().max(255).optional(),
   email: z.string().max(255).optional(),
   phone: z.string().max(64).optional(),
 });
+
+/** Three base64url parts: the shape of a JWT (its signature is checked against the chatbot's secret). Empty means none. */
+const JWT_OR_NONE = /^(?:[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)?$/;
 
 export const streamBody = z.object({
   visitor_id: visitorId,
@@ -14,7 +18,7 @@ export const streamBody = z.object({
   /** The widget's own id for this message, so a retry is never stored or answered twice. */
   client_id: z.string().max(64).optional(),
   meta: contextMeta.and(z.object({ visitor: prechatVisitor.optional() })).optional(),
-  identity: z.string().max(4000).optional(),
+  identity: z.string().max(4000).regex(JWT_OR_NONE, 'The identity token is not valid: it is not a JWT.').optional(),
 });
 
 export const conversationBody = z.object({ visitor_id: visitorId, conversation_id: z.uuid() });
@@ -23,3 +27,12 @@ export const stateQuery = z.object({
   visitor_id: visitorId,
   after: z.coerce.number().int().min(0).optional(),
 });
+
+/** Widget limits are per client address and per minute. */
+export const perIp = (name: string, points: number): RouteLimit => ({ name, points, seconds: 60, by: 'ip' });
+
+export const NO_CHATBOT = 'No active chatbot has that key (unknown key, disabled chatbot or suspended workspace).';
+export const NOT_THEIRS = 'No active chatbot has that key, or the conversation is not this visitor’s on this chatbot.';
+
+export const SAMPLE_VISITOR = 'visitor-3f9a1c';
+export const SAMPLE_CONVERSATION = '0b4e7a52-6f1c-4a8e-9d3b-2c5f8e1a7b90';

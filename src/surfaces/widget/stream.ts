@@ -1,10 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { Router, type Request, type Response } from 'express';
+import type { Response } from 'express';
 import { ANSWER_TIMEOUT_MS } from '../../actors/conversation/behaviour';
 import type { VisitorChunk, VisitorMessageInput, VisitorMessageReply } from '../../actors/conversation/protocol';
-import type { Actors } from '../../actors/runtime/router';
 import type { ActorStream, StreamChunk } from '../../actors/runtime/stream';
-import type { AppContext } from '../../context';
 import { findWidgetChatbot } from '../../domain/chatbots/findChatbot';
 import { prechatOf } from '../../domain/chatbots/prechat';
 import { verifyIdentity } from '../../domain/conversations/identity';
@@ -12,44 +10,66 @@ import { inOpenConversation } from '../../domain/conversations/openConversation'
 import { assertAllowance } from '../../domain/usage/allowance';
 import { AppError, validationFailed } from '../../errors';
 import { presentConversationView } from '../../presenters/widget';
-import { smallJsonBody } from '../../http/jsonBody';
-import { rateLimit } from '../../http/rateLimit';
 import { SseStream } from '../../http/sse';
 import type { OpenCount } from '../../ops/metrics';
-import { parse } from '../../http/validate';
-import { streamBody } from './schemas';
+import { streamEvents } from '../../openapi/responses/widget';
+import { endpoint } from '../endpoint';
+import { NOT_THEIRS, perIp, SAMPLE_VISITOR, streamBody } from './schemas';
 
 /** The widget stream's `error` event codes (docs/api.md "Widget"); anything else a client sees as `internal`. */
 const SSE_ERROR_CODES = new Set(['provider_unreachable', 'limit_reached', 'handoff']);
 
-export function streamRoutes(ctx: AppContext, actors: Actors): Router {
-  const limit = rateLimit(ctx.limiters, { name: 'widget-stream', points: 20, duration: 60, by: 'ip' });
-  return Router().post('/:key/stream', limit, smallJsonBody, async (req: Request<{ key: string }>, res) => {
-    const chatbot = await findWidgetChatbot(req.params.key);
-    const body = parse(streamBody, req.body);
-    const identity = body.identity ? verifyIdentity(body.identity, ctx.secrets.open(chatbot.identitySecretEncrypted)) : undefined;
-    if (!identity && prechatOf(chatbot).identityRequired) throw validationFailed({ identity: ['This chatbot needs a signed-in visitor (an identity token).'] });
-    await assertAllowance(chatbot.company);
+export const streamEndpoints = [
+  endpoint({
+    surface: 'widget',
+    auth: 'none',
+    method: 'post',
+    path: '/widget/{key}/stream',
+    summary: 'Send a visitor message and stream the reply (server-sent events)',
+    description:
+      'Events: `meta` once the message is stored, any number of `delta`, `recommendations` when the store has matching products, then `done` or `error`. A rejection before the stream starts is an ordinary JSON error. `client_id` makes a retry safe.',
+    limit: perIp('widget-stream', 20),
+    body: {
+      schema: streamBody,
+      examples: [
+        { visitor_id: SAMPLE_VISITOR, message: 'Do you ship to Canada?' },
+        { visitor_id: SAMPLE_VISITOR, message: 'And to Mexico?', client_id: 'm-2', meta: { page_url: 'https://shop.example/faq', visitor: { name: 'Ann', email: 'ann@example.com' } } },
+      ],
+    },
+    responses: {
+      200: { description: 'The reply as `text/event-stream`.', media: 'text/event-stream', events: streamEvents },
+      404: NOT_THEIRS,
+      422: 'Validation failed, or the chatbot needs an identity token and none (or an invalid one) was sent (`errors.identity`).',
+      429: 'The route limit, or the monthly allowance is spent (`limit_reached`); nothing was stored.',
+      503: 'The conversation is moving between servers (`actor_unavailable`); retry after `Retry-After`.',
+    },
+    handler: async ({ ctx, actors, body: parseBody }, req, res) => {
+      const chatbot = await findWidgetChatbot(req.params.key);
+      const body = parseBody();
+      const identity = body.identity ? verifyIdentity(body.identity, ctx.secrets.open(chatbot.identitySecretEncrypted)) : undefined;
+      if (!identity && prechatOf(chatbot).identityRequired) throw validationFailed({ identity: ['This chatbot needs a signed-in visitor (an identity token).'] });
+      await assertAllowance(chatbot.company);
 
-    const { visitor, ...meta } = body.meta ?? {};
-    const input: VisitorMessageInput = {
-      chatbotId: chatbot.id,
-      visitorKey: body.visitor_id.trim(),
-      text: body.message,
-      clientId: body.client_id,
-      create: !body.conversation_id,
-      channel: 'widget',
-      meta: Object.keys(meta).length ? meta : undefined,
-      visitor,
-      identity: identity && { ...identity },
-    };
-    // Without a conversation id the message starts one, unless the visitor has one open: it goes there.
-    const opened = await inOpenConversation(body.conversation_id ?? randomUUID(), (id, retry) =>
-      open(actors.stream('conversation', id, { type: 'visitorMessage', ...input, create: input.create && !retry }, { timeoutMs: ANSWER_TIMEOUT_MS })),
-    );
-    await relay(opened, res, ctx.metrics.sseStreams);
-  });
-}
+      const { visitor, ...meta } = body.meta ?? {};
+      const input: VisitorMessageInput = {
+        chatbotId: chatbot.id,
+        visitorKey: body.visitor_id.trim(),
+        text: body.message,
+        clientId: body.client_id,
+        create: !body.conversation_id,
+        channel: 'widget',
+        meta: Object.keys(meta).length ? meta : undefined,
+        visitor,
+        identity: identity && { ...identity },
+      };
+      // Without a conversation id the message starts one, unless the visitor has one open: it goes there.
+      const opened = await inOpenConversation(body.conversation_id ?? randomUUID(), (id, retry) =>
+        open(actors.stream('conversation', id, { type: 'visitorMessage', ...input, create: input.create && !retry }, { timeoutMs: ANSWER_TIMEOUT_MS })),
+      );
+      await relay(opened, res, ctx.metrics.sseStreams);
+    },
+  }),
+];
 
 interface Opened {
   stream: ActorStream<VisitorChunk, VisitorMessageReply>;

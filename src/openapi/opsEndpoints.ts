@@ -1,9 +1,13 @@
-import { healthy, notReady, openApiDocument, ready } from '../responses/ops';
-import type { Endpoint } from '../registry';
+import { healthy, notReady, openApiDocument, ready } from './responses/ops';
+import type { Endpoint } from './registry';
 
 const ops = { surface: 'ops', auth: 'none' } as const;
 
-/** Operations endpoints and the files browsers load: no token, no body. */
+/**
+ * Operations endpoints and the files browsers load: no token, no body. Their routes are mounted by
+ * hand (src/ops, src/surfaces/assets.ts, src/surfaces/inboxApp.ts, src/openapi/routes.ts), so these
+ * are descriptions only; test/integration/openapi.test.ts walks the app's routes to keep them in step.
+ */
 export const OPS_ENDPOINTS: Endpoint[] = [
   { ...ops, method: 'get', path: '/healthz', summary: 'The process answers', responses: { 200: { description: 'Alive.', json: healthy } } },
   {

@@ -1,0 +1,14 @@
+import type { Actors } from '../actors/runtime/router';
+import type { AppContext } from '../context';
+import { endpointsOf, type DeclaredEndpoint } from '../http/endpoint';
+
+/** What every surface handler is given: the process's services and the actors (wherever they live). */
+export interface SurfaceDeps {
+  ctx: AppContext;
+  actors: Actors;
+}
+
+/** Declares one endpoint of a surface: its documentation, checks and handler (src/http/endpoint.ts). */
+export const endpoint = endpointsOf<SurfaceDeps>();
+
+export type SurfaceEndpoint = DeclaredEndpoint<SurfaceDeps>;
