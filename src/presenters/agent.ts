@@ -2,7 +2,9 @@ import { ROLES } from '../../config/roles';
 import { avatarOf } from '../domain/accounts/avatar';
 import { dndMinutesLeft, type Preferences } from '../domain/notifications/preferences';
 import type { SavedSubscription } from '../domain/push/subscriptions';
+import type { LiveVisitorRow } from '../domain/visitors/liveVisitors';
 import type { AccessToken, CannedReply, Company, Tag, User } from '../models';
+import { displayTime } from './displayTime';
 import { isoWithOffset } from './time';
 
 /** The user shape of the agent app: the role as its label ("Agent"), and an avatar URL. */
@@ -60,3 +62,30 @@ export function presentNotificationPreferences(prefs: Preferences, now = new Dat
     chatbot_filter: prefs.chatbotFilter,
   };
 }
+
+/** An internal note, as the note route answers it and the active conversation lists it. */
+export const presentNote = (note: { id: number | string; body: string; at: Date }, author: string) => ({
+  id: Number(note.id),
+  body: note.body,
+  author,
+  at: displayTime(note.at),
+});
+
+/** One live visitor in the agent app's list: unknown facts are empty strings, times display strings. */
+export const presentLiveVisitor = (visitor: LiveVisitorRow) => ({
+  id: visitor.id,
+  chatbot: visitor.chatbot,
+  chatbot_id: visitor.chatbot_id,
+  page: visitor.page ?? '',
+  title: visitor.title ?? '',
+  referrer: visitor.referrer ?? '',
+  country: visitor.country ?? '',
+  device: visitor.device ?? '',
+  browser: visitor.browser ?? '',
+  os: visitor.os ?? '',
+  page_views: visitor.page_views,
+  first_seen: displayTime(new Date(visitor.first_seen_at)),
+  last_seen: displayTime(new Date(visitor.last_seen_at)),
+  conversation_id: visitor.conversation_id,
+  online: true,
+});

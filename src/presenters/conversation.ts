@@ -1,3 +1,4 @@
+import type { StoredAnswer } from '../actors/conversation/protocol';
 import type { Conversation } from '../models';
 import type { ConversationRow, TranscriptMessage } from '../domain/conversations/v1Reads';
 
@@ -19,4 +20,13 @@ export const presentV1ConversationDetail = (conversation: Conversation, messages
     content: message.content,
     created_at: message.createdAt,
   })),
+});
+
+/** The v1 send's `reply`: the AI's stored answer with its token counts. */
+export const presentV1Reply = (answer: StoredAnswer) => ({
+  id: answer.id,
+  content: answer.content,
+  model: answer.model,
+  tokens_in: answer.tokensIn,
+  tokens_out: answer.tokensOut,
 });

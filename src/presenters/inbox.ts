@@ -5,6 +5,7 @@ import { capturedContact } from '../domain/leads/capturedContact';
 import { DEFAULT_CURRENCY } from '../domain/leads/revenue';
 import { visitorDisplayName } from '../domain/visitors/displayName';
 import { isOnline } from '../domain/visitors/presence';
+import { presentNote } from './agent';
 import { presentRevenue } from './customerContext';
 import { displayDate, displayTime, relativeTime } from './displayTime';
 import { presentAgentMessage } from './message';
@@ -95,7 +96,7 @@ export function presentActiveConversation(active: ActiveConversation, userId: nu
     lead_id: active.lead?.id ?? null,
     lead_status: active.lead?.status ?? null,
     messages: active.messages.map((message) => presentAgentMessage({ id: message.id, role: message.role, content: message.content, at: message.createdAt })),
-    notes: active.notes.map((note) => ({ id: Number(note.id), body: note.body, author: note.author?.name ?? '', at: displayTime(note.createdAt) })),
+    notes: active.notes.map((note) => presentNote({ id: note.id, body: note.body, at: note.createdAt }, note.author?.name ?? '')),
     watchers: [],
     watching: false,
     routed_by: c.routedBy,

@@ -4,6 +4,9 @@ import { conversationStatus, handoffState, agentMessage } from './conversations'
 import { count, displayDate, displayTime, displayTimeOrEmpty, id, relativeTime, uuid } from './formats';
 import { named } from './named';
 
+/** Fields in the shape so clients can be built against it, with nothing behind them yet. */
+const NOT_YET = 'Not yet derived: nothing writes it yet, so it is always ';
+
 const group = z.enum(INBOX_GROUPS);
 export const tag = named('Tag', z.object({ id, name: z.string(), color: z.string() }), 'A tag of the workspace catalogue.');
 
@@ -42,7 +45,7 @@ export const activeConversation = named(
     resolved_at: displayTime.nullable(),
     handoff_requested_at: displayTimeOrEmpty,
     escalated: z.boolean(),
-    resolved_by_ai: z.boolean(),
+    resolved_by_ai: z.boolean().describe(NOT_YET + '`false`.'),
     events: z.array(z.object({ type: z.string(), source: z.enum(['visitor', 'agent', 'ai', 'system']), at: displayTime })),
     tags: z.array(z.object({ id, name: z.string(), color: z.string(), source: z.enum(['agent', 'ai']) })),
     tag_suggestions: z.array(z.object({ id, name: z.string(), confidence: z.number().min(0).max(1), reason: z.string() })),
@@ -55,7 +58,7 @@ export const activeConversation = named(
     referrer: z.string(),
     entry_page: z.string(),
     locale: z.string(),
-    detected_language: z.string(),
+    detected_language: z.string().describe(NOT_YET + '`""`.'),
     joined: displayDate,
     msg_count: count,
     group,
@@ -69,7 +72,7 @@ export const activeConversation = named(
     browser: z.string(),
     os: z.string(),
     country: z.string(),
-    timezone: z.string(),
+    timezone: z.string().describe(NOT_YET + '`""`.'),
     page_views: count,
     prechat: z.array(z.object({ field: z.string(), value: z.string() })),
     prechat_greeting: z.string(),
@@ -80,16 +83,16 @@ export const activeConversation = named(
     revenue_label: z.string(),
     summary: z.string(),
     summary_at: displayTimeOrEmpty,
-    intent: z.string(),
+    intent: z.string().describe(NOT_YET + '`""`.'),
     lead_id: id.nullable(),
     lead_status: z.enum(['new', 'contacted', 'won', 'lost']).nullable(),
     messages: z.array(agentMessage),
     notes: z.array(z.object({ id, body: z.string(), author: z.string(), at: displayTime })),
-    watchers: z.array(z.unknown()),
-    watching: z.boolean(),
-    routed_by: z.string(),
-    blocked: z.boolean(),
-    abuse_strikes: count,
+    watchers: z.array(z.unknown()).describe(NOT_YET + '`[]`.'),
+    watching: z.boolean().describe(NOT_YET + '`false`.'),
+    routed_by: z.string().describe('`invite` when an agent\'s invite opened the conversation, else `ai` (automatic routing does not exist yet).'),
+    blocked: z.boolean().describe(NOT_YET + '`false`.'),
+    abuse_strikes: count.describe(NOT_YET + '`0`.'),
   }),
   'The open thread of the inbox: everything the agent sees about one conversation.',
 );

@@ -8,7 +8,7 @@ import { Tag } from '../../models';
 import { note, replied, statusOnly } from '../../openapi/responses/agent';
 import { id as recordIdShape } from '../../openapi/responses/formats';
 import { presentSentMessage } from '../../presenters/message';
-import { displayTime } from '../../presenters/displayTime';
+import { presentNote } from '../../presenters/agent';
 import { endpoint } from '../endpoint';
 
 const agentText = (field: string) => z.string().max(4000).regex(NOT_BLANK, `The ${field} field must not be empty or only whitespace.`);
@@ -89,7 +89,7 @@ export const conversationEndpoints = [
       const { user, id } = await target(req);
       const { body } = parseBody();
       const note = await actors.ask('conversation', id, { type: 'note', userId: user.id, body });
-      res.status(201).json({ note: { id: note.id, body: note.body, author: user.name, at: displayTime(new Date(note.at)) } });
+      res.status(201).json({ note: presentNote({ ...note, at: new Date(note.at) }, user.name) });
     },
   }),
   endpoint({

@@ -8,7 +8,7 @@ import { authOf } from '../../http/authenticate';
 import { NOT_BLANK } from '../../http/validate';
 import { Chatbot, Visitor } from '../../models';
 import { invited, liveVisitors } from '../../openapi/responses/agent';
-import { displayTime } from '../../presenters/displayTime';
+import { presentLiveVisitor } from '../../presenters/agent';
 import { presentSentMessage } from '../../presenters/message';
 import { endpoint } from '../endpoint';
 
@@ -44,23 +44,7 @@ export const visitorEndpoints = [
       res.json({
         enabled,
         poll_seconds: pollSeconds,
-        visitors: live.visitors.map((v) => ({
-          id: v.id,
-          chatbot: v.chatbot,
-          chatbot_id: v.chatbot_id,
-          page: v.page ?? '',
-          title: v.title ?? '',
-          referrer: v.referrer ?? '',
-          country: v.country ?? '',
-          device: v.device ?? '',
-          browser: v.browser ?? '',
-          os: v.os ?? '',
-          page_views: v.page_views,
-          first_seen: displayTime(new Date(v.first_seen_at)),
-          last_seen: displayTime(new Date(v.last_seen_at)),
-          conversation_id: v.conversation_id,
-          online: true,
-        })),
+        visitors: live.visitors.map(presentLiveVisitor),
         total: live.total,
       });
     },

@@ -10,6 +10,7 @@ import { authOf } from '../../http/authenticate';
 import { contextMeta, visitorId, visitorMessage } from '../../http/visitorFields';
 import { conversationStatus } from '../../openapi/responses/conversations';
 import { id, uuid } from '../../openapi/responses/formats';
+import { presentV1Reply } from '../../presenters/conversation';
 import { endpoint } from '../endpoint';
 
 export const sendMessageBody = z.object({
@@ -66,8 +67,7 @@ export const messageEndpoints = [
       const conversation = { conversation_id: reply.conversationId, status: reply.status };
       if (reply.outcome === 'failed') throw new AppError(reply.error.status, reply.error.code, reply.error.message, { body: conversation });
       if (reply.outcome === 'held') return void res.json({ ...conversation, reply: null, note: reply.note });
-      const { answer } = reply;
-      res.json({ ...conversation, reply: { id: answer.id, content: answer.content, model: answer.model, tokens_in: answer.tokensIn, tokens_out: answer.tokensOut } });
+      res.json({ ...conversation, reply: presentV1Reply(reply.answer) });
     },
   }),
 ];
