@@ -30,7 +30,8 @@ describe('a web node whose database is unreachable', function () {
   let tokens: Record<'api' | 'portal' | 'agent', string>;
   /** A conversation whose actor lives on the node that loses its database. */
   let conversationId: string;
-  const visitorId = 'visitor-outage';
+  /** Its visitor: one per attempt, since a visitor's next message would continue their open conversation. */
+  let visitorId: string;
 
   before(async () => {
     deployment = await Deployment.create();
@@ -51,10 +52,11 @@ describe('a web node whose database is unreachable', function () {
     // Opened through the other node until one lands on a shard the cut-off node serves (half of them do).
     for (let attempt = 0; !conversationId; attempt++) {
       assert.ok(attempt < 20, 'no conversation landed on the cut-off node');
-      const opened = await postStream(`/widget/${chatbotKey}/stream`, { visitor_id: visitorId, message: 'Hello?' }, { 'X-Forwarded-For': freshIp() }, direct.url);
+      const visitor = `visitor-outage-${attempt}`;
+      const opened = await postStream(`/widget/${chatbotKey}/stream`, { visitor_id: visitor, message: 'Hello?' }, { 'X-Forwarded-For': freshIp() }, direct.url);
       assert.equal(opened.events[0]?.event, 'meta', JSON.stringify(opened.body ?? opened.events));
       const id = opened.events[0]!.data.conversation_id as string;
-      if ((await deployment.ownerOf('conversation', id)) === cutOff) conversationId = id;
+      if ((await deployment.ownerOf('conversation', id)) === cutOff) [conversationId, visitorId] = [id, visitor];
     }
   });
   after(async () => {

@@ -55,10 +55,12 @@ const SCENARIOS: Record<string, Scenario> = {
     await call(t, 'POST /api/v1/chatbots/{key}/knowledge', { body: { title: 'Symbols', content: '!!! ??? ...' } }),
   ],
   'POST /api/v1/chatbots/{key}/messages': async (t) => {
-    const answered = await call(t, 'POST /api/v1/chatbots/{key}/messages', { body: exampleBody(t, 'POST /api/v1/chatbots/{key}/messages') });
+    // A visitor of its own: a send without conversation_id starts a new conversation, closing the visitor's open one.
+    const visitor_id = `${t.visitorKey}-v1`;
+    const answered = await call(t, 'POST /api/v1/chatbots/{key}/messages', { body: { ...exampleBody(t, 'POST /api/v1/chatbots/{key}/messages'), visitor_id } });
     const conversationId = (answered.body as { conversation_id: string }).conversation_id;
     await call(t, 'POST /api/agent/conversations/{conversation}/takeover', { params: { conversation: conversationId } });
-    const held = await call(t, 'POST /api/v1/chatbots/{key}/messages', { body: { message: 'Still there?', visitor_id: t.visitorKey, conversation_id: conversationId } });
+    const held = await call(t, 'POST /api/v1/chatbots/{key}/messages', { body: { message: 'Still there?', visitor_id, conversation_id: conversationId } });
     assert.equal((held.body as { reply: unknown }).reply, null, JSON.stringify(held.body));
     return [answered, held];
   },

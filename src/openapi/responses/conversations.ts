@@ -51,3 +51,9 @@ export const conversationView = named(
   'ConversationView',
   z.object({ status: conversationStatus, handoff_state: handoffState, wait_remaining: z.int().min(0).nullable().describe('seconds left of the first-response target while handoff_pending; else null') }),
 );
+
+/** 409 `conversation_open`: the move would give the visitor a second open conversation with the chatbot. */
+export const openElsewhere = {
+  description: 'The visitor already has another open conversation with this chatbot (`conversation_open`); `conversation_id` names it. Nothing was written.',
+  json: z.object({ message: z.string(), code: z.literal('conversation_open'), conversation_id: uuid }),
+};

@@ -6,6 +6,7 @@ import { authOf } from '../../http/authenticate';
 import { NOT_BLANK } from '../../http/validate';
 import { Tag } from '../../models';
 import { note, replied, statusOnly } from '../../openapi/responses/agent';
+import { openElsewhere } from '../../openapi/responses/conversations';
 import { id as recordIdShape } from '../../openapi/responses/formats';
 import { presentSentMessage } from '../../presenters/message';
 import { presentNote } from '../../presenters/agent';
@@ -26,6 +27,8 @@ const target = async (req: Request<{ conversation: string }>) => {
 
 const handles = { surface: 'agent', auth: 'agent', ability: 'handle-conversations' } as const;
 
+const moved = { description: 'The status after the move.', json: statusOnly };
+
 /** takeover, release, reopen: one shape, one sentence each. */
 const move = (type: 'takeover' | 'release' | 'reopen', summary: string) =>
   endpoint({
@@ -34,7 +37,8 @@ const move = (type: 'takeover' | 'release' | 'reopen', summary: string) =>
     path: `/api/agent/conversations/{conversation}/${type}`,
     summary,
     description: 'A move that does not apply answers the current status and writes nothing.',
-    responses: { 200: { description: 'The status after the move.', json: statusOnly } },
+    // Release never opens a conversation; takeover and reopen of a closed one do.
+    responses: type === 'release' ? { 200: moved } : { 200: moved, 409: openElsewhere },
     handler: async ({ actors }, req, res) => {
       const { user, id } = await target(req);
       const view = await actors.ask('conversation', id, { type, userId: user.id });
@@ -54,7 +58,7 @@ export const conversationEndpoints = [
     summary: 'Reply as an agent (takes the conversation over)',
     description: 'A repeat of a `client_id` in this conversation returns the first message with `duplicate: true` and sends nothing.',
     body: { schema: replyBody, examples: [{ body: 'Happy to help! Your parcel left today.', client_id: 'b7d1c0e2' }] },
-    responses: { 200: { description: 'The stored message.', json: replied } },
+    responses: { 200: { description: 'The stored message.', json: replied }, 409: openElsewhere },
     handler: async ({ actors, body: parseBody }, req, res) => {
       const { user, id } = await target(req);
       const body = parseBody();

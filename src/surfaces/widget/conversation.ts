@@ -1,7 +1,7 @@
 import { findWidgetChatbot } from '../../domain/chatbots/findChatbot';
 import { latestVisitorConversation, messagesAfter, visitorConversation, type VisitorOwner } from '../../domain/conversations/visitorConversations';
 import { visitorId } from '../../http/visitorFields';
-import { conversationView } from '../../openapi/responses/conversations';
+import { conversationView, openElsewhere } from '../../openapi/responses/conversations';
 import { conversationState, latestState, resetAnswer } from '../../openapi/responses/widget';
 import { presentConversationView, presentWidgetState } from '../../presenters/widget';
 import { endpoint } from '../endpoint';
@@ -72,12 +72,9 @@ export const conversationEndpoints = [
     limit: perIp('widget-reset', 30),
     body: { schema: conversationBody, examples: [{ visitor_id: SAMPLE_VISITOR, conversation_id: SAMPLE_CONVERSATION }] },
     responses: { 200: { description: 'Closed (the same answer on repeats).', json: resetAnswer }, 404: NOT_THEIRS },
-    handler: async ({ actors, body: parseBody }, req, res) => {
-      const chatbot = await findWidgetChatbot(req.params.key);
-      const body = parseBody();
-      const owner = ownerOf(chatbot.id, body.visitor_id);
-      await visitorConversation(owner, body.conversation_id);
-      const closed = await actors.ask('conversation', body.conversation_id, { type: 'reset', ...owner });
+    handler: async ({ actors, body }, req, res) => {
+      const { owner, conversationId } = await ownConversation(req.params.key, body());
+      const closed = await actors.ask('conversation', conversationId, { type: 'reset', ...owner });
       res.json({ closed: closed.closed, conversation_id: closed.conversationId });
     },
   }),
@@ -88,14 +85,19 @@ export const conversationEndpoints = [
     summary: 'Ask for a person',
     limit: perIp('widget-handoff', 30),
     body: { schema: conversationBody, examples: [{ visitor_id: SAMPLE_VISITOR, conversation_id: SAMPLE_CONVERSATION }] },
-    responses: { 200: { description: 'Where the conversation stands now.', json: conversationView }, 404: NOT_THEIRS },
-    handler: async ({ actors, body: parseBody }, req, res) => {
-      const chatbot = await findWidgetChatbot(req.params.key);
-      const body = parseBody();
-      const owner = ownerOf(chatbot.id, body.visitor_id);
-      await visitorConversation(owner, body.conversation_id);
-      const view = await actors.ask('conversation', body.conversation_id, { type: 'requestHandoff', ...owner });
+    responses: { 200: { description: 'Where the conversation stands now.', json: conversationView }, 404: NOT_THEIRS, 409: openElsewhere },
+    handler: async ({ actors, body }, req, res) => {
+      const { owner, conversationId } = await ownConversation(req.params.key, body());
+      const view = await actors.ask('conversation', conversationId, { type: 'requestHandoff', ...owner });
       res.json(presentConversationView(view));
     },
   }),
 ];
+
+/** The visitor's own conversation named in a reset or handoff body; 404 when it is not theirs on this chatbot. */
+async function ownConversation(key: string, body: { visitor_id: string; conversation_id: string }) {
+  const chatbot = await findWidgetChatbot(key);
+  const owner = ownerOf(chatbot.id, body.visitor_id);
+  await visitorConversation(owner, body.conversation_id);
+  return { owner, conversationId: body.conversation_id };
+}
