@@ -112,6 +112,25 @@ describe('widget stream (SSE through the conversation actor)', () => {
     assert.equal(await Conversation.count({ where: { chatbotId: tenant.bot.id } }), 0);
   });
 
+  it('at the limit a visitor still reaches a person who holds or is asked for the conversation; the AI\'s conversations get 429', async () => {
+    const tenant = await widgetTenant({ plan: 'free' });
+    await UsageRecord.bulkCreate(Array.from({ length: 100 }, () => ({ companyId: tenant.company.id, kind: 'reply' as const, provider: 'openai' as const, model: 'gpt-4o-mini' })));
+    const held = await make.conversation(tenant.bot, { status: 'agent' });
+    await held.update({ handoffState: 'human_connected' });
+    const waiting = await make.conversation(tenant.bot);
+    await waiting.update({ handoffState: 'handoff_pending', handoffRequestedAt: new Date() });
+    for (const conversation of [held, waiting]) {
+      const reply = await ask(tenant, { visitor_id: conversation.visitorKey, conversation_id: conversation.publicId, message: 'Still there?' });
+      assert.deepEqual(reply.events.map((e) => [e.event, e.data.code]), [['meta', undefined], ['error', 'handoff']], JSON.stringify(reply.body ?? reply.events));
+      assert.deepEqual((await Message.findAll({ where: { conversationId: conversation.id } })).map((m) => [m.role, m.content]), [['visitor', 'Still there?']]);
+    }
+    const withAi = await make.conversation(tenant.bot);
+    const refused = await ask(tenant, { visitor_id: withAi.visitorKey, conversation_id: withAi.publicId, message: 'Hello?' });
+    assert.deepEqual([refused.status, refused.body.code], [429, 'limit_reached']);
+    assert.equal(await Message.count({ where: { conversationId: withAi.id } }), 0, 'nothing stored');
+    assert.equal(await UsageRecord.count({ where: { companyId: tenant.company.id } }), 100, 'no AI call counted');
+  });
+
   it('ends with error provider_unreachable when the provider is down, keeping the visitor message', async () => {
     const tenant = await widgetTenant();
     fakeLlm().script({ fail: { status: 500 } });

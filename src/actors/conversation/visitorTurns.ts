@@ -1,5 +1,6 @@
 import { verifiedDetails } from '../../domain/conversations/identity';
 import * as moves from '../../domain/conversations/transitions';
+import { assertAllowance } from '../../domain/usage/allowance';
 import { notFound } from '../../errors';
 import { Conversation, Message } from '../../models';
 import { companyChannel } from '../../realtime/channels';
@@ -25,9 +26,13 @@ export async function visitorMessage(actor: ConversationActor, input: VisitorMes
   // A conversation that exists must be this visitor's; one that does not may only be created by the route that minted its id.
   const existing = actor.record.row && actor.conversation(input);
   if (!existing && !input.create) throw notFound('Conversation');
-  await actor.chatbot(input.chatbotId);
+  const bot = await actor.chatbot(input.chatbotId);
 
   const retried = existing && input.clientId ? await Message.findOne({ where: { conversationId: existing.id, clientId: input.clientId, role: 'visitor' } }) : null;
+  // Only AI calls count against the monthly allowance: a visitor may still write to a person who holds
+  // (or is asked for) the conversation. A new or closed conversation is the AI's, so it is checked.
+  const aiWillAnswer = !existing || existing.status === 'closed' || moves.aiMayAnswer(existing);
+  if (!retried && aiWillAnswer) await assertAllowance(bot.company);
   const stored = retried ?? (await store(actor, input));
   const conversation = actor.conversation();
   if (!retried) {

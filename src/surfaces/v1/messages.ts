@@ -52,12 +52,13 @@ export const messageEndpoints = [
       const { company } = authOf(req);
       const chatbot = await findChatbot(company.id, req.params.key);
       const body = parseBody();
-      await assertAllowance(company);
       const message = { type: 'visitorMessage' as const, chatbotId: chatbot.id, visitorKey: body.visitor_id.trim(), text: body.message, channel: 'api' as const, meta: body.meta };
       // Without a conversation id the message starts a new one. A visitor has one open conversation per
       // chatbot, so the open one closes first, as the widget's "new chat" closes it; should another
       // request open one meanwhile, the message goes there.
       if (!body.conversation_id) {
+        // A new conversation is the AI's: refused at the limit before the open one is closed for it.
+        await assertAllowance(company);
         const open = await latestOpenConversation({ chatbotId: chatbot.id, visitorKey: message.visitorKey, companyId: company.id });
         if (open) await actors.ask('conversation', open, { type: 'reset', chatbotId: chatbot.id, visitorKey: message.visitorKey });
       }

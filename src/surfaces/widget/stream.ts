@@ -7,7 +7,6 @@ import { findWidgetChatbot } from '../../domain/chatbots/findChatbot';
 import { prechatOf } from '../../domain/chatbots/prechat';
 import { verifyIdentity } from '../../domain/conversations/identity';
 import { inOpenConversation } from '../../domain/conversations/openConversation';
-import { assertAllowance } from '../../domain/usage/allowance';
 import { AppError, validationFailed } from '../../errors';
 import { presentConversationView } from '../../presenters/widget';
 import { SseStream } from '../../http/sse';
@@ -48,7 +47,6 @@ export const streamEndpoints = [
       const body = parseBody();
       const identity = body.identity ? verifyIdentity(body.identity, ctx.secrets.open(chatbot.identitySecretEncrypted)) : undefined;
       if (!identity && prechatOf(chatbot).identityRequired) throw validationFailed({ identity: ['This chatbot needs a signed-in visitor (an identity token).'] });
-      await assertAllowance(chatbot.company);
 
       const { visitor, ...meta } = body.meta ?? {};
       const input: VisitorMessageInput = {
