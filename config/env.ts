@@ -46,6 +46,7 @@ const envSchema = z.object({
   CRAWL_MAX_PAGES: z.coerce.number({ error: 'must be a number of pages' }).int().min(1).max(1000).default(50),
   PROVIDER_TIMEOUT_MS: z.coerce.number({ error: 'must be a number of milliseconds' }).int().min(100).max(600_000).default(60_000),
   VISITOR_POLL_SECONDS: z.coerce.number({ error: 'must be a number of seconds' }).int().min(1).max(300).optional(),
+  AI_IDLE_CLOSE_MINUTES: z.coerce.number({ error: 'must be a number of minutes' }).positive().max(10_080).default(30),
   PARLEY_DEMO: flag.default(false),
   SHOPIFY_BASE_URL: httpUrl.optional(),
   STRIPE_BASE_URL: httpUrl.optional(),
@@ -90,6 +91,8 @@ export interface Config {
   providerTimeoutMs: number;
   /** Overrides the widget heartbeat interval (src/domain/visitors/presence.ts holds the default); tests shorten it. */
   visitorPollSeconds?: number;
+  /** A conversation the AI answered and the visitor left alone this long closes, resolved by the AI (fractions allowed, for tests). */
+  aiIdleCloseMinutes: number;
   integrations: { shopifyBaseUrl?: string; stripeBaseUrl?: string };
   providers: Record<ProviderSlug, ProviderSettings>;
   /** Create the demo workspace at start (always in embedded mode; elsewhere only with PARLEY_DEMO=1). */
@@ -134,6 +137,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     crawl: { allowPrivate: e.CRAWL_ALLOW_PRIVATE, maxPages: e.CRAWL_MAX_PAGES, maxBytesPerPage: 2 * 1024 * 1024 },
     providerTimeoutMs: e.PROVIDER_TIMEOUT_MS,
     visitorPollSeconds: e.VISITOR_POLL_SECONDS,
+    aiIdleCloseMinutes: e.AI_IDLE_CLOSE_MINUTES,
     integrations: { shopifyBaseUrl: e.SHOPIFY_BASE_URL, stripeBaseUrl: e.STRIPE_BASE_URL },
     providers: Object.fromEntries(
       PROVIDER_SLUGS.map((slug) => {

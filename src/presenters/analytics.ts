@@ -8,6 +8,7 @@ export const presentPortalAnalytics = (analytics: MonthlyAnalytics) => ({
   period: isoWithOffset(analytics.since).slice(0, 7),
   since: isoWithOffset(analytics.since),
   conversations: analytics.conversations,
+  resolved_by_ai: analytics.resolvedByAi,
   messages: {
     ai_replies: analytics.aiReplies,
     human_replies: analytics.humanReplies,

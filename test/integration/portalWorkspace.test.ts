@@ -43,6 +43,12 @@ describe('portal: analytics, widget snippet, key secrecy', () => {
     await aiTurn(fake, bot, second, 'Do you ship?');
     await Message.create({ companyId: company.id, conversationId: second.id, role: 'agent', content: 'Hi, I can help.' });
     assert.ok(fake.requests.length >= 3 && fake.requests.every((r) => r.headers.authorization === `Bearer ${WORKSPACE_KEY}`), 'the workspace key was used');
+    // The widget's "new chat" on both: the AI had the last word in the first only, so it alone counts as resolved by the AI.
+    for (const conversation of [first, second]) {
+      const reset = await request('POST', `/widget/${bot.publicKey}/chat/reset`, { body: { visitor_id: conversation.visitorKey, conversation_id: conversation.publicId } });
+      assert.equal(reset.status, 200, JSON.stringify(reset.body));
+    }
+    assert.deepEqual((await Conversation.findAll({ where: { id: [first.id, second.id] }, order: [['id', 'ASC']] })).map((c) => c.resolvedByAi), [true, false]);
 
     // Last month's activity and another workspace's do not count.
     const lastMonth = new Date(Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth(), 1) - 1000);
@@ -62,6 +68,7 @@ describe('portal: analytics, widget snippet, key secrecy', () => {
         period: month,
         since: `${month}-01T00:00:00+00:00`,
         conversations: 2,
+        resolved_by_ai: 1,
         messages: { ai_replies: 3, human_replies: 1, visitor_messages: 3, total: 7 },
         tokens: 3 * 1500,
         cost: (3 * costMicroCents('openai', 'gpt-4o', 1200, 300)) / 1e8,

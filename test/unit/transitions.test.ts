@@ -24,6 +24,7 @@ const TRIGGERS: Record<string, Trigger> = {
   'another agent takes over': (state) => move.takeOver(state, OTHER_AGENT),
   release: move.release,
   resolve: (state) => move.resolve(state, NOW),
+  'the AI closes it after an idle time': (state) => move.resolveByAi(state, NOW),
   'widget starts a new chat': (state) => move.closeByVisitor(state, NOW),
 };
 
@@ -42,6 +43,7 @@ const TABLE: Record<string, Record<string, string>> = {
     'the holder takes over (or replies)': 'agent/human_connected@7',
     'another agent takes over': 'agent/human_connected@8',
     release: '-',
+    'the AI closes it after an idle time': 'closed/bot_active',
     resolve: 'closed/bot_active',
     'widget starts a new chat': 'closed/bot_active',
   },
@@ -53,6 +55,7 @@ const TABLE: Record<string, Record<string, string>> = {
     'the holder takes over (or replies)': 'agent/human_connected@7',
     'another agent takes over': 'agent/human_connected@8',
     release: '-',
+    'the AI closes it after an idle time': '-',
     resolve: 'closed/bot_active',
     'widget starts a new chat': 'closed/bot_active',
   },
@@ -64,6 +67,7 @@ const TABLE: Record<string, Record<string, string>> = {
     'the holder takes over (or replies)': 'agent/human_connected@7',
     'another agent takes over': 'agent/human_connected@8',
     release: '-',
+    'the AI closes it after an idle time': '-',
     resolve: 'closed/bot_active',
     'widget starts a new chat': 'closed/bot_active',
   },
@@ -75,6 +79,7 @@ const TABLE: Record<string, Record<string, string>> = {
     'the holder takes over (or replies)': 'agent/human_connected@7',
     'another agent takes over': 'agent/human_connected@8',
     release: 'bot/bot_active',
+    'the AI closes it after an idle time': '-',
     resolve: 'closed/bot_active@7',
     'widget starts a new chat': 'closed/bot_active@7',
   },
@@ -86,6 +91,7 @@ const TABLE: Record<string, Record<string, string>> = {
     'the holder takes over (or replies)': 'agent/human_connected@7',
     'another agent takes over': 'agent/human_connected@8',
     release: 'bot/bot_active',
+    'the AI closes it after an idle time': '-',
     resolve: 'closed/bot_active@7',
     'widget starts a new chat': 'closed/bot_active@7',
   },
@@ -97,6 +103,7 @@ const TABLE: Record<string, Record<string, string>> = {
     'the holder takes over (or replies)': '-',
     'another agent takes over': 'agent/human_connected@8',
     release: 'bot/bot_active',
+    'the AI closes it after an idle time': '-',
     resolve: 'closed/bot_active@7',
     'widget starts a new chat': 'closed/bot_active@7',
   },
@@ -108,6 +115,7 @@ const TABLE: Record<string, Record<string, string>> = {
     'the holder takes over (or replies)': 'agent/human_connected@7',
     'another agent takes over': 'agent/human_connected@8',
     release: '-',
+    'the AI closes it after an idle time': '-',
     resolve: '-',
     'widget starts a new chat': '-',
   },
@@ -119,6 +127,7 @@ const TABLE: Record<string, Record<string, string>> = {
     'the holder takes over (or replies)': 'agent/human_connected@7',
     'another agent takes over': 'agent/human_connected@8',
     release: '-',
+    'the AI closes it after an idle time': '-',
     resolve: '-',
     'widget starts a new chat': '-',
   },
@@ -130,6 +139,7 @@ const TABLE: Record<string, Record<string, string>> = {
     'the holder takes over (or replies)': 'agent/human_connected@7',
     'another agent takes over': 'agent/human_connected@8',
     release: '-',
+    'the AI closes it after an idle time': '-',
     resolve: '-',
     'widget starts a new chat': '-',
   },
@@ -179,18 +189,25 @@ describe('conversation state machine: every status x handoff_state x trigger', (
     assert.deepEqual(move.escalate(open, NOW), { handoffState: 'handoff_pending', handoffRequestedAt: NOW, slaBreachedAt: null, escalated: true });
   });
 
+  it('the AI\'s idle close resolves and flags resolved_by_ai', () => {
+    assert.deepEqual(move.resolveByAi(stateOf('bot/bot_active'), NOW), {
+      status: 'closed', handoffState: 'bot_active', resolution: 'resolved', resolvedByAi: true, resolvedAt: NOW, handoffRequestedAt: null, escalated: false,
+    });
+  });
+
   it('resolve sets resolution resolved; the widget reset closes without one; both end the wait and the escalation', () => {
     const waiting = stateOf('bot/handoff_pending');
     const ended = { handoffRequestedAt: null, escalated: false, resolvedAt: NOW };
-    assert.deepEqual(move.resolve(waiting, NOW), { status: 'closed', handoffState: 'bot_active', resolution: 'resolved', ...ended });
-    assert.deepEqual(move.closeByVisitor(waiting, NOW), { status: 'closed', handoffState: 'bot_active', resolution: null, ...ended });
+    assert.deepEqual(move.resolve(waiting, NOW), { status: 'closed', handoffState: 'bot_active', resolution: 'resolved', resolvedByAi: false, ...ended });
+    assert.deepEqual(move.closeByVisitor(waiting, NOW), { status: 'closed', handoffState: 'bot_active', resolution: null, resolvedByAi: false, ...ended });
+    assert.deepEqual(move.closeByVisitor(stateOf('bot/bot_active'), NOW, true), { status: 'closed', handoffState: 'bot_active', resolution: null, resolvedByAi: true, ...ended });
   });
 
   it('reopen and release clear the assignment, the wait and the escalation; takeover clears a resolution', () => {
     const cleared = { assignedUserId: null, handoffRequestedAt: null, escalated: false };
-    assert.deepEqual(move.reopenByAgent(stateOf('closed/bot_active')), { status: 'bot', handoffState: 'bot_active', resolution: null, resolvedAt: null, ...cleared });
+    assert.deepEqual(move.reopenByAgent(stateOf('closed/bot_active')), { status: 'bot', handoffState: 'bot_active', resolution: null, resolvedAt: null, resolvedByAi: false, ...cleared });
     assert.deepEqual(move.release(stateOf('agent/human_connected')), { status: 'bot', handoffState: 'bot_active', ...cleared });
-    assert.deepEqual(move.takeOver(stateOf('closed/bot_active'), HOLDER), { status: 'agent', handoffState: 'human_connected', assignedUserId: HOLDER, resolution: null, resolvedAt: null });
+    assert.deepEqual(move.takeOver(stateOf('closed/bot_active'), HOLDER), { status: 'agent', handoffState: 'human_connected', assignedUserId: HOLDER, resolution: null, resolvedAt: null, resolvedByAi: false });
   });
 
   it('waitRemaining counts down the first-response target while a handoff waits, never below 0', () => {

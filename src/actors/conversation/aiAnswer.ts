@@ -1,7 +1,7 @@
 import { UniqueConstraintError } from 'sequelize';
 import { generateReply, type GeneratedReply } from '../../ai/reply';
 import { ProviderError } from '../../ai/providers';
-import { asksForHuman, handoffLine } from '../../domain/conversations/escalation';
+import { asksForHuman, HANDOFF_MODEL, handoffLine } from '../../domain/conversations/escalation';
 import { historyBefore } from '../../domain/conversations/history';
 import { escalate } from '../../domain/conversations/transitions';
 import { recommendProducts } from '../../domain/integrations/recommendations';
@@ -14,10 +14,8 @@ import type { Turn } from '../runtime/behaviour';
 import type { ConversationActor } from './actor';
 import { DeltaBatcher } from './deltas';
 import type { StoredAnswer, VisitorChunk, VisitorMessageReply } from './protocol';
+import { startIdleClock } from './idleClose';
 import { startSlaClock } from './stateMoves';
-
-/** The `model` of the AI's handoff line: written by Parley, not by a provider. */
-const HANDOFF_MODEL = 'handoff';
 
 type Answered = Extract<VisitorMessageReply, { outcome: 'answered' | 'failed' }>;
 type Base = Omit<VisitorMessageReply, 'outcome' | 'answer' | 'note' | 'error'>;
@@ -59,6 +57,7 @@ export async function answerVisitor(actor: ConversationActor, question: Message,
     live.flush();
   }
   const answer = await storeAnswer(actor, question, reply);
+  await startIdleClock(actor, answer.id);
   const recommended = await products;
   if (recommended.length) turn.emit({ event: 'recommendations', data: { products: recommended } });
   return { ...base, outcome: 'answered', answer };

@@ -5,6 +5,7 @@ import { ConversationActor } from './actor';
 import { ConversationRecord } from './record';
 import * as records from './agentRecords';
 import * as agent from './agentTurns';
+import { idleCheck } from './idleClose';
 import { slaCheck } from './stateMoves';
 import * as visitor from './visitorTurns';
 import './protocol';
@@ -48,6 +49,7 @@ export function conversationBehaviour(deps: ActorDeps): ActorBehaviour<'conversa
           keepSuggestion: ({ userId, suggestion }) => records.keepSuggestion(actor, userId, suggestion),
           suggestionOutcome: ({ suggestionId, outcome }) => records.suggestionOutcome(actor, suggestionId, outcome),
           slaCheck: ({ requestedAt }) => slaCheck(actor, requestedAt),
+          idleCheck: ({ answerId }) => idleCheck(actor, answerId),
         },
       };
     },

@@ -101,6 +101,8 @@ declare module '../runtime/protocol' {
       resolve: { message: AgentRef; reply: ConversationView };
       reopen: { message: AgentRef; reply: ConversationView };
       slaCheck: { message: { requestedAt: string } };
+      /** The AI's answer `answerId` has had the workspace's quiet time: close the conversation if it is still the last word. */
+      idleCheck: { message: { answerId: number } };
       invite: { message: InviteInput; reply: ConversationView & { created: boolean; message: SentMessage } };
       note: { message: AgentRef & { body: string }; reply: StoredNote };
       tag: { message: AgentRef & { tagId: number; attach: boolean }; reply: { changed: boolean } };

@@ -7,6 +7,7 @@ import { companyChannel } from '../../realtime/channels';
 import type { Turn } from '../runtime/behaviour';
 import type { ConversationActor } from './actor';
 import { answerTo, answerVisitor } from './aiAnswer';
+import { aiHadLastWord } from './idleClose';
 import type { ConversationView, VisitorChunk, VisitorDetails, VisitorMessageInput, VisitorMessageReply } from './protocol';
 import { move, startSlaClock, stopSlaClock } from './stateMoves';
 
@@ -74,7 +75,7 @@ export async function requestHandoff(actor: ConversationActor, owner: Owner): Pr
 export async function reset(actor: ConversationActor, owner: Owner): Promise<{ closed: true; conversationId: string }> {
   const conversation = actor.conversation(owner);
   // Not an agent's resolution, so no `resolved` event: the conversation simply ends (docs/api.md "Conversations").
-  await move(actor, moves.closeByVisitor(conversation, new Date()), null, 'visitor');
+  await move(actor, moves.closeByVisitor(conversation, new Date(), await aiHadLastWord(conversation.id)), null, 'visitor');
   await stopSlaClock(actor);
   return { closed: true, conversationId: conversation.publicId };
 }

@@ -19,6 +19,9 @@ export const asksForHuman = (text: string): boolean => {
   return !ASKS_HOW.test(trimmed) && ASKS.some((pattern) => pattern.test(trimmed));
 };
 
+/** The `model` of the AI's handoff line: written by Parley, not by a provider. */
+export const HANDOFF_MODEL = 'handoff';
+
 /** The AI's last line before it goes quiet: it names the workspace's first-response target. */
 export function handoffLine(targetSeconds: number): string {
   const minutes = Math.max(1, Math.ceil(targetSeconds / 60));

@@ -6,7 +6,7 @@ import type { Conversation, ConversationStatus, HandoffState } from '../../model
  */
 type State = Pick<Conversation, 'status' | 'handoffState' | 'assignedUserId' | 'handoffRequestedAt'>;
 export type Changes = Partial<
-  Pick<Conversation, 'status' | 'handoffState' | 'assignedUserId' | 'handoffRequestedAt' | 'slaBreachedAt' | 'resolution' | 'resolvedAt' | 'escalated'>
+  Pick<Conversation, 'status' | 'handoffState' | 'assignedUserId' | 'handoffRequestedAt' | 'slaBreachedAt' | 'resolution' | 'resolvedAt' | 'escalated' | 'resolvedByAi'>
 >;
 
 const is = (state: State, status: ConversationStatus, handoff?: HandoffState) =>
@@ -35,22 +35,33 @@ export const escalate = (state: State, now: Date): Changes | undefined => {
 export const takeOver = (state: State, userId: number): Changes | undefined =>
   is(state, 'agent', 'human_connected') && state.assignedUserId === userId
     ? undefined
-    : { status: 'agent', handoffState: 'human_connected', assignedUserId: userId, resolution: null, resolvedAt: null };
+    : { status: 'agent', handoffState: 'human_connected', assignedUserId: userId, resolution: null, resolvedAt: null, resolvedByAi: false };
 
 /** Release: handed back to the AI. */
 export const release = (state: State): Changes | undefined =>
   is(state, 'agent') ? { status: 'bot', handoffState: 'bot_active', assignedUserId: null, handoffRequestedAt: null, escalated: false } : undefined;
 
-/** Resolve (agent or bot) -> closed with resolution `resolved`. */
+/** An agent resolves -> closed with resolution `resolved`. */
 export const resolve = (state: State, now: Date): Changes | undefined =>
-  is(state, 'closed') ? undefined : { status: 'closed', handoffState: 'bot_active', resolution: 'resolved', resolvedAt: now, handoffRequestedAt: null, escalated: false };
+  is(state, 'closed') ? undefined : { ...closed(now), resolution: 'resolved', resolvedByAi: false };
 
-/** The widget's "new chat": the open conversation closes without a resolution. */
-export const closeByVisitor = (state: State, now: Date): Changes | undefined =>
-  is(state, 'closed') ? undefined : { status: 'closed', handoffState: 'bot_active', resolution: null, resolvedAt: now, handoffRequestedAt: null, escalated: false };
+/** The AI's idle close: a conversation it answered, left alone by the visitor, is resolved by the AI. */
+export const resolveByAi = (state: State, now: Date): Changes | undefined =>
+  is(state, 'bot', 'bot_active') ? { ...closed(now), resolution: 'resolved', resolvedByAi: true } : undefined;
+
+/**
+ * The widget's "new chat": the open conversation closes without a resolution; `aiHadLastWord` (the
+ * AI answered the visitor's last message and no agent wrote after it) makes it resolved by the AI.
+ */
+export const closeByVisitor = (state: State, now: Date, aiHadLastWord = false): Changes | undefined =>
+  is(state, 'closed') ? undefined : { ...closed(now), resolution: null, resolvedByAi: aiHadLastWord };
+
+function closed(now: Date) {
+  return { status: 'closed', handoffState: 'bot_active', resolvedAt: now, handoffRequestedAt: null, escalated: false } as const;
+}
 
 function reopened(): Changes {
-  return { status: 'bot', handoffState: 'bot_active', resolution: null, resolvedAt: null, assignedUserId: null, handoffRequestedAt: null, escalated: false };
+  return { status: 'bot', handoffState: 'bot_active', resolution: null, resolvedAt: null, resolvedByAi: false, assignedUserId: null, handoffRequestedAt: null, escalated: false };
 }
 
 /** Whether the AI may answer now: only while the bot holds the conversation and nobody was asked for. */

@@ -5,6 +5,8 @@ import { monthStart } from './allowance';
 export interface MonthlyAnalytics {
   since: Date;
   conversations: number;
+  /** Conversations closed this month that the AI resolved alone (idle close or a reset after its answer). */
+  resolvedByAi: number;
   aiReplies: number;
   humanReplies: number;
   visitorMessages: number;
@@ -23,6 +25,7 @@ export async function monthlyAnalytics(companyId: number, now = new Date()): Pro
   const [row] = await UsageRecord.sequelize!.query<Record<string, string | null>>(
     `SELECT
        (SELECT count(*) FROM conversations WHERE company_id = :companyId AND created_at >= :since) AS conversations,
+       (SELECT count(*) FROM conversations WHERE company_id = :companyId AND resolved_by_ai AND resolved_at >= :since) AS resolved_by_ai,
        m.ai_replies, m.human_replies, m.visitor_messages,
        u.calls, u.tokens, u.cost
      FROM (SELECT count(*) FILTER (WHERE role = 'assistant') AS ai_replies,
@@ -37,6 +40,7 @@ export async function monthlyAnalytics(companyId: number, now = new Date()): Pro
   return {
     since,
     conversations: count('conversations'),
+    resolvedByAi: count('resolved_by_ai'),
     aiReplies: count('ai_replies'),
     humanReplies: count('human_replies'),
     visitorMessages: count('visitor_messages'),

@@ -45,7 +45,7 @@ export const activeConversation = named(
     resolved_at: displayTime.nullable(),
     handoff_requested_at: displayTimeOrEmpty,
     escalated: z.boolean(),
-    resolved_by_ai: z.boolean().describe(NOT_YET + '`false`.'),
+    resolved_by_ai: z.boolean().describe('Closed by the AI alone: its idle close, or a reset after its answer (docs/api.md "Conversations").'),
     events: z.array(z.object({ type: z.string(), source: z.enum(['visitor', 'agent', 'ai', 'system']), at: displayTime })),
     tags: z.array(z.object({ id, name: z.string(), color: z.string(), source: z.enum(['agent', 'ai']) })),
     tag_suggestions: z.array(z.object({ id, name: z.string(), confidence: z.number().min(0).max(1), reason: z.string() })),

@@ -18,12 +18,13 @@ export const workspaceEndpoints = [
     summary: "This calendar month's analytics (UTC)",
     responses: {
       200: {
-        description: 'Conversations, messages by author, tokens, cost (USD) and AI calls this month.',
+        description: 'Conversations, those the AI resolved alone, messages by author, tokens, cost (USD) and AI calls this month.',
         json: z.object({
           data: z.object({
             period: z.string().regex(/^\d{4}-\d{2}$/),
             since: isoOffset,
             conversations: count,
+            resolved_by_ai: count.describe('Extension: conversations closed this month that the AI resolved alone (the idle close, or a reset after its answer).'),
             messages: z.object({ ai_replies: count, human_replies: count, visitor_messages: count, total: count }),
             tokens: count,
             cost: z.number().min(0),
