@@ -10,6 +10,7 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
         paths: [
           'req.headers.authorization',
           'req.headers.cookie',
+          'req.headers["x-identity"]',
           '*.password',
           '*.api_key',
           '*.apiKey',

@@ -31,6 +31,11 @@
   var HIDDEN_PAUSE_MS = 120000; // heartbeats pause after the tab has been hidden this long
   var ROLES = { visitor: 1, assistant: 1, agent: 1, system: 1 };
 
+  // Visible text of identity verification (English; to join the language catalogue).
+  var IDENTITY_TEXT = {
+    refused: 'We could not confirm that you are signed in. Please sign in again to chat with us.'
+  };
+
   function attr(name) {
     var value = script && script.getAttribute(name);
     return value || undefined;
@@ -96,7 +101,9 @@
   var S = {
     visitor: load(local, 'visitor'),
     conv: load(local, 'conversation'),
-    identity: attr('data-identity') || settings.identity || null,
+    identity: null, // set through identify(), the attribute's token included
+    identityRefused: false, // the server refused the token (422): not sent again
+    restored: false, // restore() ran: from then on identify() recalls the conversation itself
     cfg: null,
     brand: {},
     ready: false,
@@ -144,12 +151,14 @@
     toggle: function () { whenReady(function () { setOpen(!S.open, true); }); },
     // Identity token (JWT from the customer's server), sent with every visitor message from now on.
     identify: function (token) {
-      S.identity = token ? String(token) : null;
-      whenReady(renderChrome);
+      whenReady(function () { signIn(token ? String(token) : null); });
     },
     // Forget this visitor on this device (use on the site's logout): new visitor id, no transcript.
     reset: function () { whenReady(forgetVisitor); }
   };
+
+  var firstToken = attr('data-identity') || settings.identity;
+  if (firstToken) window.Parley.identify(firstToken);
 
   // ------------------------------------------------------------------ HTTP
 
@@ -238,6 +247,7 @@
 
   // Bring back what this visitor already has: their stored conversation, or the latest one the server knows.
   function restore() {
+    S.restored = true;
     var next = function () {
       S.quiet = false;
       connectSocket();
@@ -245,7 +255,7 @@
       setupProactive();
       if (load(session, 'open') === '1') setOpen(true, false); // stay open across page navigations
     };
-    var restored = S.conv ? catchUp().then(function () { if (!S.conv) return discover(); }) : discover();
+    var restored = S.identity ? recall() : S.conv ? catchUp().then(function () { if (!S.conv) return discover(); }) : discover();
     restored.then(next, next);
   }
 
@@ -264,6 +274,54 @@
     }, noop);
   }
 
+  // ------------------------------------------------------------------ identity
+
+  // Another customer than the one last signed in on this device starts as a new visitor: the last
+  // one's chat is not theirs.
+  function signIn(token) {
+    var sub = token ? tokenSub(token) : '';
+    var was = load(local, 'customer');
+    if (sub && was && sub !== was) forgetVisitor();
+    if (sub) save(local, 'customer', sub);
+    S.identity = token;
+    S.identityRefused = false;
+    renderChrome();
+    if (token && S.restored) recall();
+  }
+
+  // The customer a token names, read unverified: only to notice a change; the server verifies every use.
+  function tokenSub(token) {
+    try {
+      return String(JSON.parse(atob(token.split('.')[1].replace(/-/g, '+').replace(/_/g, '/'))).sub || '');
+    } catch (e) {
+      return ''; // not readable: the server refuses it
+    }
+  }
+
+  // The signed-in customer's latest conversation, from whichever device they used (the server moves
+  // it to this visitor id), else this visitor's own. `lost`: the catch-up found ours gone (another
+  // device took it).
+  function recall(lost) {
+    var token = S.identity;
+    var fallback = function () { return lost ? clearConversation(true) : S.conv ? catchUp() : null; };
+    var headers = Object.assign(visitorHeader(), { 'X-Identity': token });
+    return request('GET', '/conversation', null, headers).then(function (r) {
+      if (token !== S.identity) return;
+      if (r.status === 422) refuseIdentity(r);
+      var d = r.ok && r.data;
+      if (!d || !d.conversation_id || d.conversation_id === load(local, 'closed')) return fallback();
+      if (S.conv && S.conv !== d.conversation_id) clearConversation(true);
+      setConversation(d.conversation_id);
+      applyState(d);
+    }, fallback);
+  }
+
+  function refuseIdentity(r) {
+    if (window.console) console.warn('[parley] identity token refused:', r.data && r.data.message);
+    S.identityRefused = true;
+    renderChrome();
+  }
+
   // ------------------------------------------------------------------ conversation state
 
   // Gap-free catch-up: everything after the last id an HTTP read confirmed. One request at a time;
@@ -278,7 +336,7 @@
     var path = '/conversations/' + encodeURIComponent(conv) + (S.cursor ? '?' + q('after', S.cursor) : '');
     S.syncing = request('GET', path, null, visitorHeader()).then(function (r) {
       if (conv !== S.conv) return; // reset while the request was out
-      if (r.status === 404) return clearConversation(true); // not this visitor's (any more)
+      if (r.status === 404) return S.identity ? recall(true) : clearConversation(true); // not this visitor's (any more)
       if (r.ok && r.data) applyState(r.data);
     }, noop).finally(function () {
       S.syncing = null;
@@ -359,7 +417,7 @@
 
   function forgetVisitor() {
     clearConversation(true);
-    ['visitor', 'prechat', 'closed'].forEach(function (k) { save(local, k, null); });
+    ['visitor', 'prechat', 'closed', 'customer'].forEach(function (k) { save(local, k, null); });
     save(session, 'open', null);
     S.visitor = uuid();
     freshVisitor = true;
@@ -580,7 +638,7 @@
   // ------------------------------------------------------------------ sending and streaming
 
   function blocked() {
-    return !S.ready || (S.cfg.identity_required && !S.identity) || needPrechat();
+    return !S.ready || (S.cfg.identity_required && (!S.identity || S.identityRefused)) || needPrechat();
   }
 
   function send(text) {
@@ -632,7 +690,7 @@
     typing(true);
     var body = { visitor_id: S.visitor, message: job.text, client_id: job.clientId, meta: pageMeta() };
     if (S.conv) body.conversation_id = S.conv;
-    if (S.identity) body.identity = S.identity;
+    if (S.identity && !S.identityRefused) body.identity = S.identity;
 
     var res;
     var waiting = setTimeout(function () { ctrl.abort(); }, STREAM_IDLE_MS); // no answer at all
@@ -653,7 +711,9 @@
     if (!/text\/event-stream/i.test(res.headers.get('content-type') || '')) {
       // Rejected before streaming started (404, 422, 429...): an ordinary JSON error.
       var text = await res.text().catch(function () { return ''; });
-      if (!cur.cancelled) giveBack(job, errorText({ status: res.status, headers: res.headers, data: parse(text) }));
+      var refusal = { status: res.status, headers: res.headers, data: parse(text) };
+      if (res.status === 422 && refusal.data && refusal.data.errors && refusal.data.errors.identity) refuseIdentity(refusal);
+      if (!cur.cancelled) giveBack(job, errorText(refusal));
       return;
     }
 
@@ -1377,6 +1437,7 @@
     ui.human = h('button', { class: 'human', type: 'button', 'data-parley': 'handoff', hidden: true, onclick: requestHuman }, [icon('person'), 'Talk to a human']);
     ui.bar = h('div', { class: 'bar' }, [ui.human]);
     ui.signin = h('p', { class: 'signin', hidden: true, text: 'Please sign in to chat with us.' });
+    ui.refused = h('p', { class: 'signin', 'data-parley': 'identity-refused', role: 'alert', hidden: true, text: IDENTITY_TEXT.refused });
 
     ui.ta = h('textarea', {
       id: 'pw-input', 'data-parley': 'composer', rows: '1', maxlength: String(MAX_CHARS), placeholder: 'Write a message\u2026',
@@ -1399,7 +1460,7 @@
     });
 
     ui.panel = h('div', { class: 'panel', id: 'pw-panel', 'data-parley': 'panel', role: 'dialog', 'aria-label': title }, [
-      head, ui.status, ui.scroll, ui.error, ui.chips, ui.bar, ui.signin, ui.composer,
+      head, ui.status, ui.scroll, ui.error, ui.chips, ui.bar, ui.signin, ui.refused, ui.composer,
       h('div', { class: 'foot', text: 'Powered by Parley' })
     ]);
     root.addEventListener('keydown', function (e) {
@@ -1502,12 +1563,13 @@
   // Show and hide the parts around the transcript to match the current state.
   function renderChrome() {
     if (!ui.root) return;
-    var identityBlocked = !!(S.cfg.identity_required && !S.identity);
+    var identityBlocked = !!(S.cfg.identity_required && (!S.identity || S.identityRefused));
     var prechat = needPrechat() && !identityBlocked;
     var visitorSpoke = S.order.some(function (r) { return r.role === 'visitor'; });
     ui.prechat.hidden = !prechat;
     ui.composer.hidden = prechat || identityBlocked;
-    ui.signin.hidden = !identityBlocked;
+    ui.signin.hidden = !identityBlocked || S.identityRefused;
+    ui.refused.hidden = !identityBlocked || !S.identityRefused;
     ui.chips.hidden = visitorSpoke || prechat || identityBlocked || !ui.chips.children.length;
     ui.human.hidden = !(S.conv && (S.handoff || 'bot_active') === 'bot_active' && S.status !== 'closed' && S.status !== 'agent');
     ui.more.hidden = !S.conv;

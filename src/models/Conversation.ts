@@ -31,6 +31,8 @@ export class Conversation extends Model<InferAttributes<Conversation>, InferCrea
   declare visitorEmail: CreationOptional<string | null>;
   declare visitorPhone: CreationOptional<string | null>;
   declare identity: CreationOptional<Record<string, unknown> | null>;
+  /** The verified identity's `sub` (the customer's own user id): their conversations on any device. */
+  declare identitySub: CreationOptional<string | null>;
   declare meta: CreationOptional<Record<string, unknown>>;
   declare prechat: CreationOptional<Array<{ field: string; value: string }>>;
   declare locale: CreationOptional<string | null>;
@@ -83,6 +85,7 @@ export class Conversation extends Model<InferAttributes<Conversation>, InferCrea
         visitorEmail: { type: DataTypes.STRING(255), allowNull: true },
         visitorPhone: { type: DataTypes.STRING(64), allowNull: true },
         identity: { type: DataTypes.JSONB, allowNull: true },
+        identitySub: { type: DataTypes.STRING(255), allowNull: true },
         meta: { type: DataTypes.JSONB, allowNull: false, defaultValue: {} },
         prechat: { type: DataTypes.JSONB, allowNull: false, defaultValue: [] },
         locale: { type: DataTypes.STRING(35), allowNull: true },

@@ -83,6 +83,8 @@ export async function sweepTenant(options: { liveVisitor?: boolean } = {}): Prom
       channel_name: `private-company.${company.id}`,
       email: owner.email,
       password: PASSWORD,
+      // A widget identity token only its chatbot's secret can sign: no document example can be one.
+      identity: make.identityToken(await make.chatbotIdentitySecret(bot), { sub: `cust-${unique()}`, exp: Math.floor(Date.now() / 1000) + 3600 }),
     },
     async freshToken(ability) {
       return make.token(await make.user(company, 'admin'), ability);

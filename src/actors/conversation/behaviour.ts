@@ -33,6 +33,7 @@ export function conversationBehaviour(deps: ActorDeps): ActorBehaviour<'conversa
           visitorMessage: (message, turn) => visitor.visitorMessage(actor, message, turn),
           requestHandoff: (owner) => visitor.requestHandoff(actor, owner),
           reset: (owner) => visitor.reset(actor, owner),
+          continueOnDevice: (claim) => visitor.continueOnDevice(actor, claim),
           takeover: ({ userId }) => agent.takeover(actor, userId),
           agentReply: ({ userId, text, clientId }) => agent.agentReply(actor, userId, text, clientId),
           release: ({ userId }) => agent.release(actor, userId),

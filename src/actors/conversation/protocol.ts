@@ -1,4 +1,5 @@
 import type { ParsedTagSuggestion } from '../../domain/assist/parseTagAnswer';
+import type { VisitorClaim, VisitorIdentity } from '../../domain/conversations/identity';
 import type { ProductRecommendation } from '../../domain/integrations/recommendations';
 import type { Revenue, RevenueChange } from '../../domain/leads/revenue';
 import type { SavedLead } from '../../domain/leads/saveLead';
@@ -23,7 +24,7 @@ export interface VisitorMessageInput {
   meta?: Record<string, unknown>;
   visitor?: VisitorDetails;
   /** Verified claims of a widget identity token. */
-  identity?: Record<string, unknown>;
+  identity?: VisitorIdentity;
 }
 
 /** What a streaming caller (the widget's SSE) receives before the reply settles. */
@@ -95,6 +96,8 @@ declare module '../runtime/protocol' {
       visitorMessage: { message: VisitorMessageInput; reply: VisitorMessageReply; chunk: VisitorChunk };
       requestHandoff: { message: { chatbotId: number; visitorKey: string }; reply: ConversationView };
       reset: { message: { chatbotId: number; visitorKey: string }; reply: { closed: true; conversationId: string } };
+      /** A verified customer's conversation moves to the device (visitor id) they opened the widget on. */
+      continueOnDevice: { message: VisitorClaim & { sub: string }; reply: ConversationView };
       takeover: { message: AgentRef; reply: ConversationView };
       agentReply: { message: AgentRef & { text: string; clientId?: string }; reply: ConversationView & { message: SentMessage; duplicate: boolean } };
       release: { message: AgentRef; reply: ConversationView };

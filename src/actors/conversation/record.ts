@@ -102,16 +102,18 @@ export class ConversationRecord {
       for (const send of unit!.outgoing) send(this.realtime);
       return result.value;
     } catch (error) {
+      // Before the reload: a write that moved the conversation to another visitor id collided with theirs.
+      const visitorKey = subject.visitorKey;
       await this.row?.reload().catch(() => undefined);
-      if (breaksOneOpenPerVisitor(error)) throw await this.openElsewhere(subject, error);
+      if (breaksOneOpenPerVisitor(error)) throw await this.openElsewhere(subject, visitorKey, error);
       throw error;
     }
   }
 
   /** The visitor's other open conversation with this chatbot, which this write would have duplicated. */
-  private async openElsewhere(subject: Conversation, error: unknown): Promise<unknown> {
+  private async openElsewhere(subject: Conversation, visitorKey: string, error: unknown): Promise<unknown> {
     const open = await Conversation.findOne({
-      where: { chatbotId: subject.chatbotId, visitorKey: subject.visitorKey, status: { [Op.ne]: 'closed' }, publicId: { [Op.ne]: subject.publicId } },
+      where: { chatbotId: subject.chatbotId, visitorKey, status: { [Op.ne]: 'closed' }, publicId: { [Op.ne]: subject.publicId } },
       attributes: ['publicId'],
     });
     return open ? openConversationExists(open.publicId) : error;

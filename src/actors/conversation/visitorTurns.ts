@@ -1,4 +1,4 @@
-import { verifiedDetails } from '../../domain/conversations/identity';
+import { verifiedDetails, visitorMayWrite, type VisitorClaim } from '../../domain/conversations/identity';
 import * as moves from '../../domain/conversations/transitions';
 import { assertAllowance } from '../../domain/usage/allowance';
 import { notFound } from '../../errors';
@@ -25,7 +25,7 @@ type Owner = { chatbotId: number; visitorKey: string };
  */
 export async function visitorMessage(actor: ConversationActor, input: VisitorMessageInput, turn: Turn<VisitorChunk>): Promise<VisitorMessageReply> {
   // A conversation that exists must be this visitor's; one that does not may only be created by the route that minted its id.
-  const existing = actor.record.row && actor.conversation(input);
+  const existing = actor.record.row && writable(actor, { ...input, sub: input.identity?.sub });
   if (!existing && !input.create) throw notFound('Conversation');
   const bot = await actor.chatbot(input.chatbotId);
 
@@ -71,6 +71,30 @@ export async function requestHandoff(actor: ConversationActor, owner: Owner): Pr
   return view;
 }
 
+/**
+ * A verified customer opened the widget on another device: their conversation moves to that device's
+ * visitor id, so its state reads, socket, handoff and "new chat" work there (and no longer on the
+ * device it leaves, until that one identifies again). 409 `conversation_open` when the device already
+ * has an open conversation of its own and this one is open too.
+ */
+export async function continueOnDevice(actor: ConversationActor, claim: VisitorClaim & { sub: string }): Promise<ConversationView> {
+  const conversation = writable(actor, claim);
+  if (conversation.visitorKey !== claim.visitorKey) {
+    await actor.record.write(undefined, async (unit) => {
+      unit.change({ visitorKey: claim.visitorKey });
+      actor.updated(unit);
+    });
+  }
+  return actor.view();
+}
+
+/** The conversation, when this visitor may write to it (`visitorMayWrite`); 404 otherwise, as for a missing one. */
+function writable(actor: ConversationActor, visitor: VisitorClaim): Conversation {
+  const conversation = actor.conversation();
+  if (!visitorMayWrite(conversation, visitor)) throw notFound('Conversation');
+  return conversation;
+}
+
 /** The widget's "new chat": idempotent; only the visitor who opened the conversation may close it. */
 export async function reset(actor: ConversationActor, owner: Owner): Promise<{ closed: true; conversationId: string }> {
   const conversation = actor.conversation(owner);
@@ -114,7 +138,9 @@ function visitorColumns(conversation: Conversation, input: VisitorMessageInput) 
     ...(details.name && { visitorName: details.name }),
     ...(details.email && { visitorEmail: details.email }),
     ...(details.phone && { visitorPhone: details.phone }),
-    ...(input.identity && { identity: input.identity }),
+    // The message carries the conversation to the device that sent it (a verified customer's other device).
+    visitorKey: input.visitorKey,
+    ...(input.identity && { identity: input.identity, identitySub: input.identity.sub }),
     ...(input.visitor && { prechat: prechatAnswers(conversation, input.visitor) }),
     ...(input.meta && { meta: { ...conversation.meta, ...input.meta } }),
   };

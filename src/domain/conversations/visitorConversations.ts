@@ -21,6 +21,16 @@ export async function latestVisitorConversation(owner: VisitorOwner): Promise<Co
   return found;
 }
 
+/**
+ * A verified customer's most recent conversation with this chatbot, on any device (its public id), by
+ * `conversations_by_identity`; null when they have none. Only this chatbot's: the token was checked
+ * against its secret, and the same `sub` on another chatbot is another site's customer.
+ */
+export async function latestCustomerConversation(chatbotId: number, sub: string): Promise<string | null> {
+  const found = await Conversation.findOne({ where: { chatbotId, identitySub: sub }, order: [['createdAt', 'DESC'], ['id', 'DESC']], attributes: ['publicId'] });
+  return found?.publicId ?? null;
+}
+
 /** One conversation, only if it is this visitor's on this chatbot (404 alike for missing, foreign and malformed ids). */
 export async function visitorConversation(owner: VisitorOwner, publicId: string): Promise<Conversation> {
   const found = await findVisitorConversation(owner, publicId);

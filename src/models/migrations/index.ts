@@ -3,7 +3,8 @@ import { knowledgeTerms } from './0002-knowledge-terms';
 import { inboxIndexes } from './0003-inbox-indexes';
 import { tokenFamilies } from './0004-token-families';
 import { oneOpenConversation } from './0005-one-open-conversation';
+import { identitySub } from './0006-identity-sub';
 import type { Migration } from './types';
 
 /** Every migration in order. A new one is appended here, never edited once released. */
-export const migrations: Migration[] = [initialSchema, knowledgeTerms, inboxIndexes, tokenFamilies, oneOpenConversation];
+export const migrations: Migration[] = [initialSchema, knowledgeTerms, inboxIndexes, tokenFamilies, oneOpenConversation, identitySub];

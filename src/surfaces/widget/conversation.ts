@@ -1,11 +1,14 @@
 import { findWidgetChatbot } from '../../domain/chatbots/findChatbot';
+import { visitorMayWrite } from '../../domain/conversations/identity';
 import { latestVisitorConversation, messagesAfter, visitorConversation, type VisitorOwner } from '../../domain/conversations/visitorConversations';
+import { notFound } from '../../errors';
 import { visitorId } from '../../http/visitorFields';
 import { conversationView, openElsewhere } from '../../openapi/responses/conversations';
 import { conversationState, latestState, resetAnswer } from '../../openapi/responses/widget';
 import { presentConversationView, presentWidgetState } from '../../presenters/widget';
 import { endpoint } from '../endpoint';
-import { conversationBody, NO_CHATBOT, NOT_THEIRS, perIp, SAMPLE_CONVERSATION, SAMPLE_VISITOR, stateQuery } from './schemas';
+import { continueCustomerConversation, IDENTITY_HEADER, identityOf } from './customerConversation';
+import { conversationBody, identityToken, NO_CHATBOT, NOT_THEIRS, perIp, SAMPLE_CONVERSATION, SAMPLE_VISITOR, stateQuery } from './schemas';
 
 /**
  * The header the state reads also take the visitor id in. The id is the only key to a transcript, and
@@ -23,6 +26,13 @@ const visitorHeader = [
   },
 ];
 
+const identityHeader = {
+  name: IDENTITY_HEADER,
+  description:
+    "A widget identity token (signed by the site's server). Verified, it answers the customer's latest conversation with this chatbot from any device, moved to this visitor id; without a conversation of the customer's, this visitor id's own. A bad token is a 422 on `identity`.",
+  schema: identityToken,
+};
+
 const widget = { surface: 'widget', auth: 'none' } as const;
 // One budget for both state reads.
 const stateLimit = perIp('widget-state', 120);
@@ -35,15 +45,27 @@ export const conversationEndpoints = [
     ...widget,
     method: 'get',
     path: '/widget/{key}/conversation',
-    summary: "The visitor's latest conversation with this chatbot",
+    summary: "The visitor's latest conversation with this chatbot (a signed-in customer's, from any device)",
+    description:
+      'With a verified `X-Identity` token the conversation moves to this visitor id (its catch-up, socket, handoff and reset then work here; the device it left takes it back by reading with its token again). When this visitor id has an open conversation of its own and the customer’s latest is open too, its own is answered.',
     limit: stateLimit,
     query: { schema: stateQuery, examples: [{ visitor_id: SAMPLE_VISITOR }] },
-    headers: visitorHeader,
-    responses: { 200: { description: 'Its state and every message.', json: latestState }, 404: `${NO_CHATBOT} Also when the visitor has no conversation.` },
-    handler: async ({ query: parseQuery }, req, res) => {
+    headers: [...visitorHeader, identityHeader],
+    responses: {
+      200: { description: 'Its state and every message.', json: latestState },
+      404: `${NO_CHATBOT} Also when the visitor has no conversation.`,
+      422: 'Validation failed, or the identity token is unsigned, wrongly signed, expired, more than 24 hours ahead or without `sub` (`errors.identity`).',
+      503: 'The conversation is moving between servers (`actor_unavailable`); retry after `Retry-After`.',
+    },
+    handler: async ({ ctx, actors, query: parseQuery }, req, res) => {
       const chatbot = await findWidgetChatbot(req.params.key);
       const query = parseQuery();
-      const conversation = await latestVisitorConversation(ownerOf(chatbot.id, query.visitor_id));
+      const owner = ownerOf(chatbot.id, query.visitor_id);
+      const sub = identityOf(req, chatbot, ctx.secrets);
+      const customers = sub && (await continueCustomerConversation(actors, owner, sub));
+      const conversation = customers ? await visitorConversation(owner, customers) : await latestVisitorConversation(owner);
+      // This device's conversation may be another customer's (a shared browser): not this one's to read.
+      if (!visitorMayWrite(conversation, { ...owner, sub })) throw notFound('Conversation');
       const state = presentWidgetState(conversation, await messagesAfter(conversation.id), chatbot.company.firstResponseTargetSeconds);
       res.json({ conversation_id: conversation.publicId, ...state });
     },

@@ -10,6 +10,8 @@ const prechatVisitor = z.object({
 
 /** Three base64url parts: the shape of a JWT (its signature is checked against the chatbot's secret). Empty means none. */
 const JWT_OR_NONE = /^(?:[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)?$/;
+const JWT = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
+const NOT_A_JWT = 'The identity token is not valid: it is not a JWT.';
 
 export const streamBody = z.object({
   visitor_id: visitorId,
@@ -18,8 +20,11 @@ export const streamBody = z.object({
   /** The widget's own id for this message, so a retry is never stored or answered twice. */
   client_id: z.string().max(64).optional(),
   meta: contextMeta.and(z.object({ visitor: prechatVisitor.optional() })).optional(),
-  identity: z.string().max(4000).regex(JWT_OR_NONE, 'The identity token is not valid: it is not a JWT.').optional(),
+  identity: z.string().max(4000).regex(JWT_OR_NONE, NOT_A_JWT).optional(),
 });
+
+/** The identity token where it is sent alone (the state read's header): never empty. */
+export const identityToken = z.string().max(4000).regex(JWT, NOT_A_JWT);
 
 export const conversationBody = z.object({ visitor_id: visitorId, conversation_id: z.uuid() });
 
