@@ -1461,7 +1461,8 @@
 
     ui.panel = h('div', { class: 'panel', id: 'pw-panel', 'data-parley': 'panel', role: 'dialog', 'aria-label': title }, [
       head, ui.status, ui.scroll, ui.error, ui.chips, ui.bar, ui.signin, ui.refused, ui.composer,
-      h('div', { class: 'foot', text: 'Powered by Parley' })
+      // The workspace's brand line; a white-label workspace sets it empty and shows none.
+      cfg.powered_by ? h('div', { class: 'foot', 'data-parley': 'powered-by', text: 'Powered by ' + cfg.powered_by }) : null
     ]);
     root.addEventListener('keydown', function (e) {
       if (e.key !== 'Escape' || !S.open) return;

@@ -76,11 +76,11 @@ export const workspaceUnsuspend = suspension(false);
 
 export const workspaceBrand = defineCommand({
   usage: 'workspace brand --company ID [--name N] [--powered-by T] [--logo-url URL]',
-  summary: "Sets the white-label brand portals show; a flag given an empty value restores Parley's default.",
+  summary: "Sets the white-label brand portals and the widget show; an empty name or logo restores Parley's default, an empty powered-by hides the line.",
   flags: {
     company: COMPANY_FLAG,
     name: { type: 'string', help: 'the brand name' },
-    'powered-by': { type: 'string', help: 'the "powered by" line' },
+    'powered-by': { type: 'string', help: 'the "powered by" line (empty: hidden, white-label)' },
     'logo-url': { type: 'string', help: 'an http(s) URL of the logo' },
   },
   schema: z.object({

@@ -30,3 +30,10 @@ export const presentVisitorPresence = (visitor: Pick<VisitorRecord, 'visitorKey'
   title: visitor.title,
   online,
 });
+
+/** `suggestion.ready` data: a reply the copilot drafted for the agent who opened the conversation (`copilot_autostart`). */
+export const presentSuggestionReady = (conversationId: string, suggestionId: number, suggestion: string) => ({
+  conversation_id: conversationId,
+  id: suggestionId,
+  suggestion,
+});

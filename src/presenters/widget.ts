@@ -1,11 +1,13 @@
 import type { ConversationView } from '../actors/conversation/protocol';
+import { brandOf } from '../domain/accounts/brand';
 import { waitRemaining } from '../domain/conversations/transitions';
 import { resolveBranding, type StoredBranding } from '../domain/chatbots/branding';
 import { prechatOf } from '../domain/chatbots/prechat';
-import type { Chatbot, Conversation, Message } from '../models';
+import type { Chatbot, Company, Conversation, Message } from '../models';
 import { presentWidgetMessage } from './message';
 
-export const presentWidgetConfig = (chatbot: Chatbot, realtimeUrl: string, pollSeconds: number) => {
+/** `powered_by` is the workspace brand's line ("" when white-labelled: the widget shows none). */
+export const presentWidgetConfig = (chatbot: Chatbot & { company: Company }, appUrl: string, pollSeconds: number) => {
   const { identityRequired, ...prechat } = prechatOf(chatbot);
   return {
     public_key: chatbot.publicKey,
@@ -14,8 +16,9 @@ export const presentWidgetConfig = (chatbot: Chatbot, realtimeUrl: string, pollS
     branding: resolveBranding(chatbot.branding as StoredBranding),
     prechat,
     identity_required: identityRequired,
-    realtime: { transport: 'socket.io', url: realtimeUrl, path: '/socket.io' },
+    realtime: { transport: 'socket.io', url: appUrl, path: '/socket.io' },
     poll_seconds: pollSeconds,
+    powered_by: brandOf(chatbot.company, appUrl).powered_by,
   };
 };
 

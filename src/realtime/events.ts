@@ -1,7 +1,7 @@
 // The realtime wire vocabulary (docs/api.md "Realtime"): event names, their data, the envelope and the socket protocol.
 import type { Server, Socket } from 'socket.io';
 import type { presentMessageEvent } from '../presenters/message';
-import type { presentConversationEvent, presentMessageDelta, presentVisitorPresence } from '../presenters/realtimeEvents';
+import type { presentConversationEvent, presentMessageDelta, presentSuggestionReady, presentVisitorPresence } from '../presenters/realtimeEvents';
 
 export const REALTIME_EVENTS = [
   'conversation.created',
@@ -10,6 +10,7 @@ export const REALTIME_EVENTS = [
   'message.delta',
   'visitor.online',
   'visitor.offline',
+  'suggestion.ready',
   'typing',
 ] as const;
 
@@ -25,6 +26,7 @@ export interface RealtimeEventData {
   'message.delta': ReturnType<typeof presentMessageDelta>;
   'visitor.online': ReturnType<typeof presentVisitorPresence>;
   'visitor.offline': ReturnType<typeof presentVisitorPresence>;
+  'suggestion.ready': ReturnType<typeof presentSuggestionReady>;
   /** Nothing sends it yet: the name is reserved, and its shape comes with whatever first sends it. */
   typing: never;
 }

@@ -402,8 +402,8 @@ describe('visitors: POST /widget/{key}/heartbeat', () => {
     } as unknown as ActivationEnv<'visitor'>;
 
     const first = new VisitorActor(env, services, await loadVisitor(sequelize, company.id, key));
-    await first.heartbeat({ chatbotId: bot.id, companyId: company.id, visitorKey: key, url: 'https://shop.example/' });
-    await first.heartbeat({ chatbotId: bot.id, companyId: company.id, visitorKey: key, url: 'https://shop.example/next' });
+    await first.heartbeat({ chatbotId: bot.id, companyId: company.id, visitorKey: key, trackBehavior: true, url: 'https://shop.example/' });
+    await first.heartbeat({ chatbotId: bot.id, companyId: company.id, visitorKey: key, trackBehavior: true, url: 'https://shop.example/next' });
     await first.deactivate();
     assert.equal(reminders.length, 1);
     const { message, delayMs } = reminders[0]! as { message: { type: string; lastSeen: number }; delayMs: number };

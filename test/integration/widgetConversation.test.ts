@@ -147,7 +147,7 @@ describe('widget conversations: state machine, handoff, reset, catch-up', () => 
     const tenant = await widgetTenant();
     const reply = await get(`${tenant.base}/config`);
     assert.equal(reply.status, 200);
-    assert.deepEqual(Object.keys(reply.body).sort(), ['branding', 'identity_required', 'name', 'poll_seconds', 'prechat', 'public_key', 'realtime', 'welcome_message']);
+    assert.deepEqual(Object.keys(reply.body).sort(), ['branding', 'identity_required', 'name', 'poll_seconds', 'powered_by', 'prechat', 'public_key', 'realtime', 'welcome_message']);
     assert.deepEqual(reply.body.realtime, { transport: 'socket.io', url: 'http://parley.test', path: '/socket.io' });
     assert.deepEqual(Object.keys(reply.body.prechat).sort(), ['enabled', 'fields', 'greeting']);
     assert.deepEqual(Object.keys(reply.body.prechat.fields[0]).sort(), ['field', 'label', 'required', 'type']);

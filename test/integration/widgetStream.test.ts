@@ -206,6 +206,7 @@ describe('widget stream (SSE through the conversation actor)', () => {
 
   it('sends `recommendations` from the connected store after the deltas and before done', async () => {
     const tenant = await widgetTenant();
+    await tenant.bot.update({ branding: { recommend_mode: 'auto' } });
     const accessToken = `shpat_${tenant.bot.publicKey}`;
     fakeCommerce().addShop({ accessToken, domain: 'shop.example', currency: 'EUR', products: [shopifyProduct({ id: 7, title: 'Trail Running Shoes', tags: 'running' }), shopifyProduct({ id: 8, title: 'Coffee Mug' })] });
     await connectIntegration(tenant.company.id, { kind: 'shopify', storeDomain: 'acme.myshopify.com', accessToken }, server().ctx.secrets);
@@ -220,6 +221,7 @@ describe('widget stream (SSE through the conversation actor)', () => {
 
   it('sends no recommendations when no store is connected', async () => {
     const tenant = await widgetTenant();
+    await tenant.bot.update({ branding: { recommend_mode: 'auto' } });
     fakeLlm().script({ reply: REPLY });
     const reply = await ask(tenant, { visitor_id: newVisitor(), message: 'Do you sell running shoes?' });
     assert.ok(!reply.events.some((e) => e.event === 'recommendations'));

@@ -2,6 +2,8 @@ import type { ActorDeps } from '../deps';
 import type { ActivationEnv } from '../runtime/behaviour';
 import { notFound } from '../../errors';
 import { Chatbot, Company, type Conversation } from '../../models';
+import type { Branding } from '../../domain/chatbots/branding';
+import { settingsOf } from '../../domain/chatbots/flags';
 import type { NotificationEvent } from '../../domain/notifications/preferences';
 import { raisePushEvent } from '../../domain/push/events';
 import { visitorDisplayName } from '../../domain/visitors/displayName';
@@ -34,6 +36,16 @@ export class ConversationActor {
     const found = chatbotId === undefined ? null : await Chatbot.findByPk(chatbotId, { include: [{ model: Company, as: 'company' }] });
     if (!found?.company) throw notFound('Chatbot');
     return (this.bot = found as ChatbotWithCompany);
+  }
+
+  /**
+   * The chatbot's settings (its flags) as stored now, read fresh on each use: an operator's change
+   * applies from the next turn, not only once this conversation is activated again.
+   */
+  async settings(): Promise<Branding> {
+    const chatbot = this.loaded();
+    const stored = await Chatbot.findByPk(chatbot.id, { attributes: ['id', 'branding'] });
+    return settingsOf(stored ?? chatbot);
   }
 
   get companyId(): number {

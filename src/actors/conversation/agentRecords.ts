@@ -1,9 +1,12 @@
 import { recordOutcome, recordSuggestion } from '../../domain/assist/aiSuggestions';
 import type { ParsedTagSuggestion } from '../../domain/assist/parseTagAnswer';
 import { replaceTagSuggestions } from '../../domain/assist/suggestTags';
+import { setConversationTag } from '../../domain/catalogue/conversationTags';
 import { revenueChanges, revenueOf, type Revenue, type RevenueChange } from '../../domain/leads/revenue';
 import { saveLead as upsertLead, type SavedLead } from '../../domain/leads/saveLead';
 import type { SuggestionOutcome } from '../../models';
+import { presentSuggestionReady } from '../../presenters/realtimeEvents';
+import { userChannel } from '../../realtime/channels';
 import type { ConversationActor } from './actor';
 import type { Unit } from './record';
 
@@ -36,11 +39,32 @@ export async function saveSummary(actor: ConversationActor, summary: string): Pr
   return { summaryAt: summaryAt.toISOString() };
 }
 
-export const replaceSuggestedTags = (actor: ConversationActor, suggestions: ParsedTagSuggestion[]): Promise<{ stored: number }> =>
-  recorded(actor, async (unit) => ({ stored: await replaceTagSuggestions(unit.conversation, suggestions, unit.transaction) }));
+/** How sure the AI must be of a tag to attach it itself (the chatbot's `auto_actions`). */
+export const AUTO_TAG_CONFIDENCE = 0.8;
 
-export const keepSuggestion = (actor: ConversationActor, userId: number, suggestion: string | null): Promise<{ id: number }> =>
-  recorded(actor, async (unit) => ({ id: await recordSuggestion(unit.conversation, userId, suggestion, unit.transaction) }));
+/**
+ * Stores the AI's tag suggestions; with the chatbot's `auto_actions` on, the confident ones are
+ * attached at once (tag source `ai`, event `tag_added` source `ai`) and so leave the suggestion list.
+ */
+export async function replaceSuggestedTags(actor: ConversationActor, suggestions: ParsedTagSuggestion[]): Promise<{ stored: number }> {
+  const { auto_actions: autoActions } = await actor.settings();
+  return recorded(actor, async (unit) => {
+    const stored = await replaceTagSuggestions(unit.conversation, suggestions, unit.transaction);
+    const confident = autoActions ? suggestions.filter((suggestion) => suggestion.confidence >= AUTO_TAG_CONFIDENCE) : [];
+    for (const { tagId } of confident) {
+      if (await setConversationTag(unit.conversation, tagId, { attach: true, source: 'ai' }, unit.transaction)) await unit.addEvent('tag_added', 'ai', null, { tag_id: tagId });
+    }
+    return { stored };
+  });
+}
+
+/** Keeps a drafted reply; one the agent did not ask for (`announce`) is sent to them on their own channel once stored. */
+export const keepSuggestion = (actor: ConversationActor, userId: number, suggestion: string | null, announce = false): Promise<{ id: number }> =>
+  recorded(actor, async (unit) => {
+    const id = await recordSuggestion(unit.conversation, userId, suggestion, unit.transaction);
+    if (announce && suggestion) unit.emit('suggestion.ready', [userChannel(userId)], () => presentSuggestionReady(unit.conversation.publicId, id, suggestion));
+    return { id };
+  });
 
 export const suggestionOutcome = (actor: ConversationActor, suggestionId: number, outcome: SuggestionOutcome): Promise<void> =>
   recorded(actor, (unit) => recordOutcome(unit.conversation, suggestionId, outcome, unit.transaction));

@@ -1,4 +1,5 @@
-import { QueryTypes, UniqueConstraintError } from 'sequelize';
+import { UniqueConstraintError } from 'sequelize';
+import { setConversationTag } from '../../domain/catalogue/conversationTags';
 import * as moves from '../../domain/conversations/transitions';
 import { notFound } from '../../errors';
 import { Conversation, Message, Note } from '../../models';
@@ -118,15 +119,8 @@ export async function note(actor: ConversationActor, userId: number, body: strin
 export async function tag(actor: ConversationActor, userId: number, tagId: number, attach: boolean): Promise<{ changed: boolean }> {
   const conversation = actor.conversation();
   return actor.record.write(undefined, async (unit) => {
-    const bind = [conversation.id, tagId, conversation.companyId];
-    const rows = await Conversation.sequelize!.query<{ tag_id: number }>(
-      attach
-        ? `INSERT INTO conversation_tags (conversation_id, tag_id, company_id, source) VALUES ($1, $2, $3, 'agent')
-           ON CONFLICT DO NOTHING RETURNING tag_id`
-        : 'DELETE FROM conversation_tags WHERE conversation_id = $1 AND tag_id = $2 AND company_id = $3 RETURNING tag_id',
-      { bind, type: QueryTypes.SELECT, transaction: unit.transaction },
-    );
-    if (rows.length === 0) return { changed: false };
+    const changed = await setConversationTag(conversation, tagId, attach ? { attach, source: 'agent' } : { attach }, unit.transaction);
+    if (!changed) return { changed: false };
     await unit.addEvent(attach ? 'tag_added' : 'tag_removed', 'agent', userId, { tag_id: tagId });
     actor.updated(unit);
     return { changed: true };

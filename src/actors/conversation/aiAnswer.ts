@@ -4,7 +4,7 @@ import { ProviderError } from '../../ai/providers';
 import { asksForHuman, HANDOFF_MODEL, handoffLine } from '../../domain/conversations/escalation';
 import { historyBefore } from '../../domain/conversations/history';
 import { escalate } from '../../domain/conversations/transitions';
-import { recommendProducts } from '../../domain/integrations/recommendations';
+import { recommendProducts, recommendsFor } from '../../domain/integrations/recommendations';
 import { EXTRACTIVE_MODEL } from '../../ai/extractive';
 import { recordUsage } from '../../domain/usage/recordUsage';
 import { Message } from '../../models';
@@ -34,7 +34,8 @@ export async function answerVisitor(actor: ConversationActor, question: Message,
   }
 
   // Looked up beside the answer, so a connected store costs the visitor no extra wait in the usual case.
-  const products = recommendProducts(actor.deps.ctx, conversation.companyId, question.content);
+  const { recommend_mode: mode } = await actor.settings();
+  const products = recommendsFor(mode, question.content) ? recommendProducts(actor.deps.ctx, conversation.companyId, question.content) : Promise.resolve([]);
   let reply: GeneratedReply;
   const live = new DeltaBatcher((delta) =>
     actor.deps.realtime.emit(conversationChannel(conversation.publicId), 'message.delta', presentMessageDelta(conversation.publicId, Number(question.id), delta), Number(conversation.seq)),

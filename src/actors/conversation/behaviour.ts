@@ -47,7 +47,7 @@ export function conversationBehaviour(deps: ActorDeps): ActorBehaviour<'conversa
           saveLead: () => records.saveLead(actor),
           saveSummary: ({ summary }) => records.saveSummary(actor, summary),
           replaceSuggestedTags: ({ suggestions }) => records.replaceSuggestedTags(actor, suggestions),
-          keepSuggestion: ({ userId, suggestion }) => records.keepSuggestion(actor, userId, suggestion),
+          keepSuggestion: ({ userId, suggestion, announce }) => records.keepSuggestion(actor, userId, suggestion, announce),
           suggestionOutcome: ({ suggestionId, outcome }) => records.suggestionOutcome(actor, suggestionId, outcome),
           slaCheck: ({ requestedAt }) => slaCheck(actor, requestedAt),
           idleCheck: ({ answerId }) => idleCheck(actor, answerId),

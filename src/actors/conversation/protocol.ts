@@ -117,7 +117,8 @@ declare module '../runtime/protocol' {
       /** `summaryAt` is ISO 8601. */
       saveSummary: { message: { summary: string }; reply: { summaryAt: string } };
       replaceSuggestedTags: { message: { suggestions: ParsedTagSuggestion[] }; reply: { stored: number } };
-      keepSuggestion: { message: AgentRef & { suggestion: string | null }; reply: { id: number } };
+      /** `announce`: a drafted suggestion nobody asked for (`copilot_autostart`), sent to the agent as `suggestion.ready`. */
+      keepSuggestion: { message: AgentRef & { suggestion: string | null; announce?: boolean }; reply: { id: number } };
       suggestionOutcome: { message: { suggestionId: number; outcome: SuggestionOutcome } };
     };
   }

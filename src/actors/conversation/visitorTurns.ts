@@ -1,4 +1,5 @@
 import { verifiedDetails, visitorMayWrite, type VisitorClaim } from '../../domain/conversations/identity';
+import { saveLeadFromMessage } from '../../domain/leads/saveLead';
 import * as moves from '../../domain/conversations/transitions';
 import { assertAllowance } from '../../domain/usage/allowance';
 import { notFound } from '../../errors';
@@ -104,8 +105,9 @@ export async function reset(actor: ConversationActor, owner: Owner): Promise<{ c
   return { closed: true, conversationId: conversation.publicId };
 }
 
-function store(actor: ConversationActor, input: VisitorMessageInput): Promise<Message> {
+async function store(actor: ConversationActor, input: VisitorMessageInput): Promise<Message> {
   const { record, id } = actor;
+  const { auto_actions: autoActions } = await actor.settings();
   const create = record.row
     ? undefined
     : () =>
@@ -123,7 +125,11 @@ function store(actor: ConversationActor, input: VisitorMessageInput): Promise<Me
     if (!record.row) unit.emit('conversation.created', [companyChannel(conversation.companyId)], () => actor.eventData());
     else if (reopening) actor.updated(unit);
     unit.change({ ...reopening, ...visitorColumns(conversation, input) });
-    return unit.addLine({ role: 'visitor', content: input.text, clientId: input.clientId ?? null }, 'add');
+    const line = await unit.addLine({ role: 'visitor', content: input.text, clientId: input.clientId ?? null }, 'add');
+    const lead = autoActions && (await saveLeadFromMessage({ ...conversation.get(), ...unit.changes }, input.text, unit.transaction));
+    // A new conversation is announced whole (`conversation.created`), and a reopened one already is.
+    if (lead && record.row && !reopening) actor.updated(unit);
+    return line;
   });
 }
 

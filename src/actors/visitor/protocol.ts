@@ -8,6 +8,8 @@ export interface HeartbeatInput {
   chatbotId: number;
   companyId: number;
   visitorKey: string;
+  /** The chatbot's `behavior_tracking`: off, the beat keeps the visitor present and records no page. */
+  trackBehavior: boolean;
   url: string;
   title?: string;
   referrer?: string;

@@ -2,6 +2,7 @@ import type { EndpointDeps } from '../../ai/endpoint';
 import type { Company } from '../../models';
 import { callModel, endpointFor } from './callModel';
 import type { ConversationWithChatbot } from '../conversations/findConversation';
+import { settingsOf } from '../chatbots/flags';
 import { enhanceSystem, type EnhanceMode } from './prompts';
 
 export interface EnhanceInput {
@@ -22,12 +23,13 @@ const MAX_TOKENS = 2_000;
 
 /**
  * The agent's draft rewritten in the chosen mode by the chatbot's model. The draft comes back as it
- * was, with `enhanced` false, when there is no provider key (no call is made) or the model answers
- * nothing or the same text.
+ * was, with `enhanced` false, when the chatbot's copilot is off or there is no provider key (no call
+ * is made either way), or the model answers nothing or the same text.
  */
 export async function enhanceDraft(deps: EndpointDeps, input: EnhanceInput): Promise<Enhanced> {
   const { company, userId, conversation, body, mode } = input;
   const unchanged = { text: body, enhanced: false };
+  if (!settingsOf(conversation.chatbot).copilot) return unchanged;
   const endpoint = await endpointFor(deps, conversation.chatbot);
   if (!endpoint) return unchanged;
   const completion = await callModel(deps, endpoint, {

@@ -1,5 +1,7 @@
 import type { Chatbot } from '../../models';
+import type { StripeSubscription } from '../integrations/stripe';
 import type { Passage } from '../knowledge/retrieve';
+import type { CustomerProfile } from './customerProfile';
 
 // The prompts of the agent's AI assist. Each states what to produce and that nothing else may be
 // around it, since the answer goes to an agent's composer (or a parser) as it is.
@@ -11,10 +13,11 @@ export interface SuggestPromptInput {
   passages: Passage[];
   /** What the agent has typed so far, if anything. */
   draft: string | null;
+  customer: CustomerProfile | null;
 }
 
 /** System prompt for a reply suggestion; the transcript follows as chat turns and ends with the visitor. */
-export function suggestSystem({ chatbot, passages, draft }: SuggestPromptInput): string {
+export function suggestSystem({ chatbot, passages, draft, customer }: SuggestPromptInput): string {
   const knowledge = knowledgeBlock(passages);
   return [
     `You draft the next reply for a human support agent who has joined a website chat. The website's AI assistant, ${chatbot.name} (${chatbot.role || 'support assistant'}), may have answered earlier; its turns and the agents' turns are yours in this transcript.`,
@@ -22,6 +25,7 @@ export function suggestSystem({ chatbot, passages, draft }: SuggestPromptInput):
     'Use only facts from the knowledge below or from the conversation. When they do not hold the answer, ask a clarifying question or say the agent will check; never invent facts, prices or policies.',
     chatbot.instructions.trim() && `Instructions from the team:\n${chatbot.instructions.trim()}`,
     knowledge ? `Knowledge:\n${knowledge}` : 'No knowledge matched this conversation.',
+    customer && customerBlock(customer),
     draft && `The agent has started this draft; keep its intent and build on it:\n${draft}`,
     'Answer with the reply text only.',
   ]
@@ -57,7 +61,32 @@ export const SUMMARY_SYSTEM = [
   'Name the visitor and quote order numbers, amounts or dates only when the conversation gives them. Answer with the summary only.',
 ].join('\n\n');
 
-export const summaryRequest = (transcript: string): string => `Transcript:\n${transcript}`;
+export const summaryRequest = (transcript: string, customer: CustomerProfile | null): string =>
+  [customer && customerBlock(customer), `Transcript:\n${transcript}`].filter(Boolean).join('\n\n');
+
+/**
+ * What is known about the customer, as facts the model may use: the verified identity, the pre-chat
+ * answers, their store orders and their payments. Only the sources that know something are listed.
+ */
+function customerBlock(customer: CustomerProfile): string {
+  const { identity, prechat, orders, payments } = customer;
+  const claims = Object.entries(identity).map(([claim, value]) => `${claim} ${value}`);
+  const lines = [
+    claims.length && `Signed in (verified): ${claims.join(', ')}`,
+    prechat.length && `Pre-chat form: ${prechat.map((answer) => `${answer.field} ${answer.value}`).join(', ')}`,
+    orders.length && `Store orders, newest first:\n${orders.map((order) => `- ${order.name}: ${order.total_price} ${order.currency}, ${order.financial_status ?? 'pending'}, ${order.fulfillment_status ?? 'unfulfilled'}, placed ${order.created_at.slice(0, 10)}`).join('\n')}`,
+    payments?.found &&
+      `Payments (Stripe customer ${payments.customer.name ?? payments.customer.email ?? payments.customer.id}): ${payments.subscriptions.length ? payments.subscriptions.map(subscriptionLine).join('; ') : 'no subscriptions'}`,
+  ];
+  return `Customer context (facts about this visitor; use them where they help, never invent more):\n${lines.filter(Boolean).join('\n')}`;
+}
+
+function subscriptionLine(subscription: StripeSubscription): string {
+  const price = subscription.items?.data[0]?.price;
+  const product = subscription.plan?.product ?? price?.product;
+  const name = subscription.plan?.nickname || price?.nickname || (typeof product === 'object' && product?.name) || 'subscription';
+  return `${name} (${subscription.status})`;
+}
 
 export interface CatalogueTag {
   id: number;

@@ -15,7 +15,8 @@ export interface Window {
   chars: number;
 }
 
-const SPEAKERS: Speaker[] = ['visitor', 'assistant', 'agent'];
+/** Who takes part in the exchange; system lines are not part of it. */
+export const SPEAKERS: Speaker[] = ['visitor', 'assistant', 'agent'];
 /** One pasted log must not crowd the rest of the conversation out of the window. */
 const TURN_CHARS = 2_000;
 const LABELS: Record<Speaker, string> = { visitor: 'Visitor', assistant: 'AI assistant', agent: 'Agent' };

@@ -1,5 +1,5 @@
 import type { AppContext } from '../../context';
-import type { IntegrationKind } from '../../models';
+import type { Conversation, IntegrationKind } from '../../models';
 import { findConversation } from '../conversations/findConversation';
 import { verifiedDetails } from '../conversations/identity';
 import { loadConnections } from './connections';
@@ -32,7 +32,11 @@ export interface CustomerContext extends VisitorEmail {
  * else the one typed (null when none yet); 404 for a missing or foreign conversation.
  */
 export async function visitorEmailOf(companyId: number, publicId: string): Promise<VisitorEmail> {
-  const conversation = await findConversation(companyId, publicId, { attributes: ['id', 'visitorEmail', 'identity'] });
+  return emailOf(await findConversation(companyId, publicId, { attributes: ['id', 'visitorEmail', 'identity'] }));
+}
+
+/** The same, of a conversation already loaded. */
+export function emailOf(conversation: Pick<Conversation, 'visitorEmail' | 'identity'>): VisitorEmail {
   const verified = verifiedDetails(conversation.identity).email;
   if (verified) return { email: verified, source: 'verified' };
   const typed = conversation.visitorEmail?.trim();

@@ -1,4 +1,5 @@
 import type { AppContext } from '../../context';
+import type { Branding } from '../chatbots/branding';
 import { loadConnections, type ShopifyConnection } from './connections';
 import { INTEGRATION_TIMEOUT_MS, IntegrationUnavailable } from './http';
 import { rankProducts, type Matchable } from './productMatch';
@@ -48,6 +49,29 @@ export async function recommendProducts(ctx: AppContext, companyId: number, ques
     ctx.logger.warn({ companyId, service: 'shopify', ...detail }, 'product recommendations unavailable');
     return [];
   }
+}
+
+/**
+ * A visitor asking for recommendations in so many words: "what do you recommend", "any
+ * suggestions?", "can you suggest a ...", "which one should I buy", "what would you advise".
+ */
+const ASKS_FOR_RECOMMENDATIONS = [
+  /\brecommend(?:s|ed|ing|ation|ations)?\b/i,
+  /\bsuggest(?:ion|ions)?\b/i,
+  /\b(?:which|what)\b[^.?!]*\bshould i (?:buy|get|choose|pick|order)\b/i,
+  /\bwhat would you (?:advise|pick|choose)\b/i,
+];
+
+export const asksForRecommendations = (question: string): boolean => ASKS_FOR_RECOMMENDATIONS.some((pattern) => pattern.test(question));
+
+/**
+ * Whether a visitor question may bring product recommendations, by the chatbot's `recommend_mode`:
+ * `off` never, `auto` always (products still have to match, from a connected store), `on_request`
+ * only when the visitor asks for recommendations in so many words.
+ */
+export function recommendsFor(mode: Branding['recommend_mode'], question: string): boolean {
+  if (mode === 'off') return false;
+  return mode === 'auto' || asksForRecommendations(question);
 }
 
 async function catalogueOf(ctx: AppContext, companyId: number, shopify: ShopifyConnection): Promise<CatalogueItem[]> {

@@ -29,3 +29,24 @@ export function capturedContact(conversation: Pick<Conversation, 'visitorName' |
 }
 
 export const hasContact = (contact: CapturedContact): boolean => Boolean(contact.name || contact.email || contact.phone);
+
+const EMAIL = /[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}/;
+/** Digits with the usual separators: "+31 6 1234 5678", "(555) 010-9999", "555.010.9999". */
+const PHONE = /(?<![\w+])\+?\(?\d[\d\s().-]{6,22}\d(?![\w@])/g;
+/** A date is not a phone number, however many digits it has. */
+const DATE = /\d{4}-\d{1,2}-\d{1,2}|\d{1,2}[./-]\d{1,2}[./-]\d{2,4}/;
+const PHONE_DIGITS = { min: 9, max: 15 } as const;
+
+/**
+ * An email address and a phone number written in a message, when it carries them: a phone number is
+ * 9 to 15 digits with spaces, dots, dashes or brackets between them and an optional leading "+"
+ * (shorter runs are order numbers, amounts and the like).
+ */
+export function contactIn(text: string): { email: string | null; phone: string | null } {
+  const email = EMAIL.exec(text)?.[0] ?? null;
+  const phone = [...text.matchAll(PHONE)].map((match) => match[0].trim()).find((candidate) => {
+    const digits = candidate.replace(/\D/g, '').length;
+    return digits >= PHONE_DIGITS.min && digits <= PHONE_DIGITS.max && !DATE.test(candidate);
+  });
+  return { email: email?.slice(0, LIMITS.email) ?? null, phone: phone?.slice(0, LIMITS.phone) ?? null };
+}

@@ -1,7 +1,7 @@
 import { QueryTypes, type Transaction } from 'sequelize';
 import { unprocessable } from '../../errors';
 import { Conversation, type LeadStatus } from '../../models';
-import { capturedContact, hasContact } from './capturedContact';
+import { capturedContact, contactIn, hasContact } from './capturedContact';
 
 export interface SavedLead {
   id: number;
@@ -37,4 +37,16 @@ export async function saveLead(conversation: Source, transaction: Transaction): 
   );
   if (!row) throw new Error('lead upsert returned no row');
   return { id: Number(row.id), status: row.status, source: row.source, created: row.created };
+}
+
+/**
+ * The chatbot's `auto_actions`: a visitor message that carries an email address or phone number saves
+ * the conversation's lead by itself, with what the conversation captured first and the message's
+ * details where it has none. Null, and nothing written, when the message carries neither.
+ */
+export async function saveLeadFromMessage(conversation: Source, text: string, transaction: Transaction): Promise<SavedLead | null> {
+  const found = contactIn(text);
+  if (!found.email && !found.phone) return null;
+  const { id, companyId, visitorName, visitorEmail, visitorPhone, prechat } = conversation;
+  return saveLead({ id, companyId, visitorName, prechat, visitorEmail: visitorEmail || found.email, visitorPhone: visitorPhone || found.phone }, transaction);
 }

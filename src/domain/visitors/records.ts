@@ -127,10 +127,11 @@ export async function insertVisitor(sequelize: Sequelize, visitor: VisitorRecord
        INSERT INTO visitors (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
        ON CONFLICT (company_id, visitor_key) DO UPDATE SET ${UPDATE_SET}
        RETURNING id
+     ), first_view AS (
+       INSERT INTO page_views (company_id, visitor_id, url, title, referrer, viewed_at)
+       SELECT $1, v.id, $4, $5, $6, $16 FROM v WHERE $4::text IS NOT NULL
      )
-     INSERT INTO page_views (company_id, visitor_id, url, title, referrer, viewed_at)
-     SELECT $1, v.id, $4, $5, $6, $16 FROM v
-     RETURNING visitor_id`,
+     SELECT id AS visitor_id FROM v`,
     { bind: valuesOf(visitor), type: QueryTypes.SELECT },
   );
   if (!row) throw new Error(`visitor ${visitor.companyId}:${visitor.visitorKey} was not written`);

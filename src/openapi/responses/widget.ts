@@ -19,6 +19,7 @@ export const widgetConfig = named(
     identity_required: z.boolean(),
     realtime: z.object({ transport: z.literal('socket.io'), url: z.string(), path: z.literal('/socket.io') }),
     poll_seconds: z.int().positive(),
+    powered_by: z.string().describe('the workspace brand\'s "powered by" line; empty when white-labelled (the widget shows none)'),
   }),
   "The chatbot's public settings for the embed script.",
 );

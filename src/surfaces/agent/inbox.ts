@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import type { Actors } from '../../actors/runtime/router';
 import { loadActiveConversation } from '../../domain/inbox/activeConversation';
 import { INBOX_FILTERS, type InboxFilter } from '../../domain/inbox/groups';
 import { inboxTotals, LIST_LIMIT, listInbox } from '../../domain/inbox/listInbox';
@@ -9,6 +8,7 @@ import { authOf, type AuthContext } from '../../http/authenticate';
 import { inboxPage } from '../../openapi/responses/inbox';
 import { presentActiveConversation, presentInboxItem, type InboxClock } from '../../presenters/inbox';
 import { endpoint, type SurfaceDeps } from '../endpoint';
+import { draftOnOpen } from './assistAutostart';
 
 export const inboxQuery = z.object({
   filter: z.enum(INBOX_FILTERS).default('all'),
@@ -20,10 +20,13 @@ const SAMPLE_CONVERSATION = '0b4e7a52-6f1c-4a8e-9d3b-2c5f8e1a7b90';
 /**
  * Opening a thread reads the visitor's messages for every agent, so it goes through the actor (the
  * unread count is part of the conversation's state); an id that names nothing here is simply no thread.
+ * With the chatbot's `copilot_autostart` a reply is drafted for the agent in the background.
  */
-async function activeThread(actors: Actors, auth: AuthContext, publicId: string | undefined, clock: InboxClock) {
+async function activeThread(deps: SurfaceDeps, auth: AuthContext, publicId: string | undefined, clock: InboxClock) {
+  const { actors } = deps;
   const conversation = publicId ? await conversationNamed(auth.company.id, publicId) : null;
   if (!conversation) return null;
+  draftOnOpen(deps, auth, conversation.publicId);
   if (conversation.unreadCount > 0) {
     await actors.ask('conversation', conversation.publicId, { type: 'markRead' });
     conversation.unreadCount = 0;
@@ -33,10 +36,10 @@ async function activeThread(actors: Actors, auth: AuthContext, publicId: string 
 }
 
 /** The live inbox: one filtered page, counts over everything, and the open thread (which this marks read). */
-async function inbox({ ctx, actors }: SurfaceDeps, auth: AuthContext, filter: InboxFilter | null, conversationId: string | undefined) {
-  const clock = { now: new Date(), pollSeconds: pollSecondsOf(ctx.config) };
+async function inbox(deps: SurfaceDeps, auth: AuthContext, filter: InboxFilter | null, conversationId: string | undefined) {
+  const clock = { now: new Date(), pollSeconds: pollSecondsOf(deps.ctx.config) };
   // The thread first: once it is marked read, the list and the counts agree with it.
-  const active = await activeThread(actors, auth, conversationId, clock);
+  const active = await activeThread(deps, auth, conversationId, clock);
   const [rows, totals] = await Promise.all([filter ? listInbox(auth.company.id, auth.user.id, filter) : [], inboxTotals(auth.company.id, auth.user.id)]);
   const conversations = rows.map((row) => presentInboxItem(row, auth.user.id, clock));
   return { conversations, ...totals, listed: conversations.length, list_limit: LIST_LIMIT, active };

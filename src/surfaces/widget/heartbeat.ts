@@ -49,6 +49,7 @@ export const heartbeatEndpoints = [
         type: 'heartbeat',
         chatbotId: chatbot.id,
         companyId: chatbot.companyId,
+        trackBehavior: chatbot.trackBehavior,
         visitorKey,
         url: body.url,
         title: body.title ?? undefined,

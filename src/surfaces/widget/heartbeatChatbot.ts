@@ -1,13 +1,16 @@
 import { findWidgetChatbot } from '../../domain/chatbots/findChatbot';
+import { settingsOf } from '../../domain/chatbots/flags';
 import { AppError } from '../../errors';
 
 /** What a heartbeat needs of its chatbot. */
 export interface HeartbeatChatbot {
   id: number;
   companyId: number;
+  /** The chatbot's `behavior_tracking`: whether beats record the page journey. */
+  trackBehavior: boolean;
 }
 
-/** How long an answer (found or 404) is reused: a chatbot switched off stops taking heartbeats within this. */
+/** How long an answer (found or 404) is reused: a chatbot switched off stops taking heartbeats, and a changed setting applies, within this. */
 const TTL_MS = 5_000;
 /** Past this many keys the cache starts over: a flood of made-up keys must not grow memory. */
 const MAX_KEYS = 10_000;
@@ -25,7 +28,7 @@ export function heartbeatChatbot(publicKey: string, now = Date.now()): Promise<H
   const cached = entries.get(publicKey);
   if (cached && now - cached.at < TTL_MS) return cached.found;
   if (entries.size >= MAX_KEYS) entries.clear();
-  const found = findWidgetChatbot(publicKey).then((chatbot) => ({ id: chatbot.id, companyId: chatbot.companyId }));
+  const found = findWidgetChatbot(publicKey).then((chatbot) => ({ id: chatbot.id, companyId: chatbot.companyId, trackBehavior: settingsOf(chatbot).behavior_tracking }));
   const entry = { at: now, found };
   entries.set(publicKey, entry);
   // Only a definite answer is kept: a failed lookup (the database down) is not a 404 to remember.
