@@ -3,6 +3,7 @@ import { migrateCommand } from './migrate';
 import { workspaceBrand, workspaceCreate, workspaceList, workspaceSuspend, workspaceUnsuspend } from './workspace';
 import { userCreate, userList, userPassword, userRevokeSessions, userSuspend } from './user';
 import { chatbotCreate, chatbotList } from './chatbot';
+import { chatbotShow, chatbotUpdate } from './chatbotSettings';
 import { tokenCreate, tokenRevoke } from './token';
 import { cannedCreate, tagCreate } from './catalogue';
 import { integrationConnect, integrationDisconnect } from './integration';
@@ -23,6 +24,8 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
   'user suspend': userSuspend,
   'chatbot create': chatbotCreate,
   'chatbot list': chatbotList,
+  'chatbot show': chatbotShow,
+  'chatbot update': chatbotUpdate,
   'token create': tokenCreate,
   'token revoke': tokenRevoke,
   'tag create': tagCreate,

@@ -1,4 +1,4 @@
-import { Company, User } from '../models';
+import { Chatbot, Company, User } from '../models';
 import { notFound } from '../errors';
 
 /** The workspace a `--company ID` flag names; "Workspace not found." otherwise. */
@@ -13,4 +13,11 @@ export async function findUser(id: number): Promise<User> {
   const user = await User.findByPk(id);
   if (!user) throw notFound('User');
   return user;
+}
+
+/** The chatbot a `--chatbot KEY_OR_ID` flag names: a public key, or the id `chatbot list` prints. */
+export async function findChatbotByKeyOrId(keyOrId: string): Promise<Chatbot> {
+  const chatbot = /^\d{1,9}$/.test(keyOrId) ? await Chatbot.findByPk(Number(keyOrId)) : await Chatbot.findOne({ where: { publicKey: keyOrId } });
+  if (!chatbot) throw notFound('Chatbot');
+  return chatbot;
 }

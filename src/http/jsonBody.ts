@@ -29,13 +29,16 @@ type Container = Record<string, unknown> | unknown[];
  * so a body nested a hundred thousand levels deep reaches the route's validation (a 422), not a crash.
  */
 export const storableBody: RequestHandler = (req, _res, next) => {
-  const body: unknown = req.body;
-  if (body !== null && typeof body === 'object') {
-    const pending: Container[] = [body as Container];
-    for (let container = pending.pop(); container; container = pending.pop()) visit(container, pending);
-  }
+  makeStorable(req.body);
   next();
 };
+
+/** Cleans a parsed JSON value in place, as every route receives it. */
+export function makeStorable(body: unknown): void {
+  if (body === null || typeof body !== 'object') return;
+  const pending: Container[] = [body as Container];
+  for (let container = pending.pop(); container; container = pending.pop()) visit(container, pending);
+}
 
 function visit(container: Container, pending: Container[]): void {
   if (!Array.isArray(container)) {

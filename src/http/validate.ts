@@ -10,12 +10,16 @@ type Issue = z.core.$ZodIssue;
 export function parse<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
   const result = schema.safeParse(input ?? {}, { reportInput: true });
   if (result.success) return result.data;
-  const errors: Record<string, string[]> = {};
+  // A Map: an unknown field may be named `constructor` or `__proto__`.
+  const errors = new Map<string, string[]>();
+  const add = (field: string, message: string) => errors.set(field, [...(errors.get(field) ?? []), message]);
   for (const issue of result.error.issues) {
     const field = issue.path.length ? issue.path.join('.') : 'body';
-    (errors[field] ??= []).push(describe(issue, field));
+    // A strict object names each field it does not know, under that field.
+    if (issue.code !== 'unrecognized_keys') add(field, describe(issue, field));
+    else for (const key of issue.keys.map((name) => [...issue.path, name].join('.'))) add(key, `The ${key} field is not allowed.`);
   }
-  throw validationFailed(errors);
+  throw validationFailed(Object.fromEntries(errors));
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { Chatbot } from '../models';
 import { resolveBranding, type StoredBranding } from '../domain/chatbots/branding';
+import { prechatOf } from '../domain/chatbots/prechat';
 import type { ChatbotCounts } from '../domain/chatbots/findChatbot';
 
 export const presentV1ChatbotListItem = (chatbot: Chatbot) => ({
@@ -38,12 +39,33 @@ export const presentPortalChatbotListItem = (chatbot: Chatbot, counts: ChatbotCo
   conversations: counts.conversations,
 });
 
-export const presentPortalChatbotDetail = (chatbot: Chatbot, counts: ChatbotCounts) => ({
-  ...presentPortalChatbotListItem(chatbot, counts),
+/** The pre-chat form with its defaults, and whether visitors must carry a verified identity. */
+function presentPrechat(chatbot: Chatbot) {
+  const { identityRequired, ...prechat } = prechatOf(chatbot);
+  return { prechat, identity_required: identityRequired };
+}
+
+/** The settings the portal and the CLI both show; `prechat` and `identity_required` extend SPEC's detail. */
+const presentSettings = (chatbot: Chatbot) => ({
   persona: chatbot.persona,
   instructions: chatbot.instructions,
   welcome_message: chatbot.welcomeMessage,
   branding: resolveBranding(chatbot.branding as StoredBranding),
+  ...presentPrechat(chatbot),
+});
+
+export const presentPortalChatbotDetail = (chatbot: Chatbot, counts: ChatbotCounts) => ({
+  ...presentPortalChatbotListItem(chatbot, counts),
+  ...presentSettings(chatbot),
+});
+
+/** `parley chatbot show|update`: every setting, the workspace's first-response target included; never the identity secret. */
+export const presentChatbotSettings = (chatbot: Chatbot, firstResponseSeconds: number) => ({
+  ...presentV1ChatbotListItem(chatbot),
+  company_id: chatbot.companyId,
+  role: chatbot.role,
+  ...presentSettings(chatbot),
+  first_response_seconds: firstResponseSeconds,
 });
 
 /** The portal update's answer: the detail with only the four branding fields that update can change. */

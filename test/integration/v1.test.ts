@@ -8,7 +8,7 @@ const keys = (value: object) => Object.keys(value).sort();
 const BRANDING_FIELDS = [
   'primary_color', 'launcher_text', 'position', 'theme', 'logo_url', 'avatar_url', 'title', 'subtitle', 'layout', 'launcher',
   'quick_replies', 'agent_avatars', 'composer_style', 'sound', 'screen_share', 'copilot', 'auto_actions', 'copilot_use_profile',
-  'copilot_autostart', 'live_visitors', 'behavior_tracking', 'recommend_mode', 'proactive',
+  'copilot_autostart', 'live_visitors', 'behavior_tracking', 'recommend_mode', 'language', 'proactive',
 ].sort();
 const ENVELOPE_FIELDS = [
   'current_page', 'data', 'first_page_url', 'from', 'last_page', 'last_page_url', 'next_page_url', 'path', 'per_page',

@@ -50,6 +50,17 @@ describe('validate: zod issues as Laravel-style errors', () => {
     assert.deepEqual(Object.keys(errorsOf([1, 2])), ['body']);
   });
 
+  it('names each field a strict object does not know, nested ones by their path', () => {
+    const strict = z.strictObject({ name: z.string(), inner: z.strictObject({ a: z.int() }).optional() });
+    try {
+      parse(strict, { name: 'x', colour: 'red', inner: { a: 1, b: 2 } });
+      assert.fail('expected a validation error');
+    } catch (error) {
+      assert.ok(error instanceof AppError);
+      assert.deepEqual(error.details.errors, { 'inner.b': ['The inner.b field is not allowed.'], colour: ['The colour field is not allowed.'] });
+    }
+  });
+
   it('uses the first error as the message and counts the rest', () => {
     try {
       parse(schema, {});

@@ -1,3 +1,5 @@
+import type { Language } from './languages';
+
 /** The full branding object; its allowed values and defaults are listed in docs/api.md "Branding values". */
 export const THEMES = ['minimal', 'ocean', 'emerald', 'midnight', 'sunset', 'crisp', 'violet', 'rose', 'slate', 'forest'] as const;
 export const LAYOUTS = ['standard', 'compact', 'expanded'] as const;
@@ -31,6 +33,8 @@ export interface Branding {
   live_visitors: boolean;
   behavior_tracking: boolean;
   recommend_mode: (typeof RECOMMEND_MODES)[number];
+  /** The widget's language: `auto` follows the visitor's browser. */
+  language: Language;
   proactive: {
     enabled: boolean;
     message: string;
@@ -67,6 +71,7 @@ export const DEFAULT_BRANDING: Readonly<Branding> = Object.freeze<Branding>({
   live_visitors: false,
   behavior_tracking: true,
   recommend_mode: 'off',
+  language: 'auto',
   proactive: { enabled: false, message: '', delay: 10, scroll: 0, exit_intent: false, url_contains: '', frequency: 'once_per_session' },
 });
 

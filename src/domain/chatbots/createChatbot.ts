@@ -17,6 +17,9 @@ export const DEFAULT_MODELS: Record<ProviderSlug, string> = {
   openrouter: 'openai/gpt-4o-mini',
 };
 
+/** Characters of a chatbot's identity secret (the HS256 key of its widget identity tokens). */
+export const IDENTITY_SECRET_LENGTH = 48;
+
 export interface NewChatbot {
   name: string;
   provider?: ProviderSlug;
@@ -40,7 +43,7 @@ export async function createChatbot(
     throw unprocessable(`The ${plan.label} plan allows ${limit} chatbot${limit === 1 ? '' : 's'}.`);
   }
   const provider = input.provider ?? 'openai';
-  const identitySecret = randomSecret(48);
+  const identitySecret = randomSecret(IDENTITY_SECRET_LENGTH);
   const chatbot = await Chatbot.create({
     companyId: company.id,
     publicKey: `pk_${randomSecret(24)}`,

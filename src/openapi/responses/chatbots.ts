@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { PROVIDER_SLUGS } from '../../../config/providers';
-import { COMPOSER_STYLES, LAUNCHERS, LAYOUTS, PROACTIVE_FREQUENCIES, RECOMMEND_MODES, THEMES } from '../../domain/chatbots/branding';
+import { THEMES } from '../../domain/chatbots/branding';
+import { brandingRules } from '../../domain/chatbots/settingsRules';
 import { count, id } from './formats';
 import { named } from './named';
 
@@ -8,41 +9,10 @@ export const provider = z.enum(PROVIDER_SLUGS);
 const position = z.enum(['left', 'right']);
 const hexColour = z.string().regex(/^#(?:[0-9a-fA-F]{3,4}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})$/);
 
+/** Every field, with the rules the portal and the CLI enforce when they write it. */
 export const branding = named(
   'Branding',
-  z.object({
-    primary_color: hexColour,
-    launcher_text: z.string(),
-    position,
-    theme: z.enum(THEMES),
-    logo_url: z.string().nullable(),
-    avatar_url: z.string().nullable(),
-    title: z.string(),
-    subtitle: z.string(),
-    layout: z.enum(LAYOUTS),
-    launcher: z.enum(LAUNCHERS),
-    quick_replies: z.array(z.string()),
-    agent_avatars: z.array(z.string()),
-    composer_style: z.enum(COMPOSER_STYLES),
-    sound: z.boolean(),
-    screen_share: z.boolean(),
-    copilot: z.boolean(),
-    auto_actions: z.boolean(),
-    copilot_use_profile: z.boolean(),
-    copilot_autostart: z.boolean(),
-    live_visitors: z.boolean(),
-    behavior_tracking: z.boolean(),
-    recommend_mode: z.enum(RECOMMEND_MODES),
-    proactive: z.object({
-      enabled: z.boolean(),
-      message: z.string(),
-      delay: z.int(),
-      scroll: z.int(),
-      exit_intent: z.boolean(),
-      url_contains: z.string(),
-      frequency: z.enum(PROACTIVE_FREQUENCIES),
-    }),
-  }),
+  z.object({ ...brandingRules, primary_color: hexColour, proactive: brandingRules.proactive.required() }),
   'The full branding object: stored overrides over the defaults.',
 );
 
@@ -77,7 +47,24 @@ const portalListFields = {
 
 export const portalChatbotListItem = named('PortalChatbotListItem', z.object(portalListFields));
 
-const detailFields = { ...portalListFields, persona: z.string(), instructions: z.string(), welcome_message: z.string() };
+export const prechat = named(
+  'Prechat',
+  z.object({
+    enabled: z.boolean(),
+    greeting: z.string(),
+    fields: z.array(z.object({ field: z.enum(['name', 'email', 'phone']), label: z.string(), type: z.enum(['text', 'email', 'tel']), required: z.boolean() })),
+  }),
+  'The pre-chat form, defaults filled in.',
+);
+
+const detailFields = {
+  ...portalListFields,
+  persona: z.string(),
+  instructions: z.string(),
+  welcome_message: z.string(),
+  prechat,
+  identity_required: z.boolean().describe('whether the widget must send a verified identity token before its first message'),
+};
 
 export const portalChatbotDetail = named('PortalChatbotDetail', z.object({ ...detailFields, branding }));
 

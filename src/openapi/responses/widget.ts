@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { branding, publicKey } from './chatbots';
+import { branding, prechat, publicKey } from './chatbots';
 import { conversationStatus, conversationView, handoffState, widgetMessage } from './conversations';
 import { id, uuid } from './formats';
 import { named } from './named';
@@ -11,11 +11,7 @@ export const widgetConfig = named(
     name: z.string(),
     welcome_message: z.string(),
     branding,
-    prechat: z.object({
-      enabled: z.boolean(),
-      greeting: z.string(),
-      fields: z.array(z.object({ field: z.enum(['name', 'email', 'phone']), label: z.string(), type: z.enum(['text', 'email', 'tel']), required: z.boolean() })),
-    }),
+    prechat,
     identity_required: z.boolean(),
     realtime: z.object({ transport: z.literal('socket.io'), url: z.string(), path: z.literal('/socket.io') }),
     poll_seconds: z.int().positive(),

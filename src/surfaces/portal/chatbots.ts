@@ -1,25 +1,27 @@
 import { z } from 'zod';
-import { THEMES } from '../../domain/chatbots/branding';
 import { countsOf, countsOfChatbot, findChatbot, listChatbots } from '../../domain/chatbots/findChatbot';
+import { brandingPatch, chatbotRules, prechatPatch } from '../../domain/chatbots/settingsRules';
 import { updateChatbot } from '../../domain/chatbots/updateChatbot';
 import { authOf } from '../../http/authenticate';
-import { NOT_BLANK } from '../../http/validate';
 import { portalChatbotDetail, portalChatbotListItem, updatedPortalChatbot } from '../../openapi/responses/chatbots';
 import { presentPortalChatbotDetail, presentPortalChatbotListItem, presentUpdatedPortalChatbot } from '../../presenters/chatbot';
 import { endpoint } from '../endpoint';
 
-const HEX_COLOUR = /^#(?:[0-9a-f]{3,4}|[0-9a-f]{6}|[0-9a-f]{8})$/i;
+const IGNORED = 'ignored: the portal cannot change the provider or the model';
 
-export const updateChatbotBody = z.object({
-  name: z.string().max(120).regex(NOT_BLANK, 'The name field is required.'),
-  persona: z.string().max(2000).optional(),
-  instructions: z.string().max(4000).optional(),
-  welcome_message: z.string().max(300).optional(),
+/** SPEC's fields, and as an extension every branding field, `role`, `prechat` and `identity_required`; anything else is refused. */
+export const updateChatbotBody = z.strictObject({
+  name: chatbotRules.name,
+  persona: chatbotRules.persona.optional(),
+  instructions: chatbotRules.instructions.optional(),
+  welcome_message: chatbotRules.welcome_message.optional(),
   is_active: z.boolean().optional(),
-  primary_color: z.string().max(9).regex(HEX_COLOUR, 'The primary color must be a hex colour like #2563eb.').optional(),
-  launcher_text: z.string().max(40).optional(),
-  position: z.enum(['left', 'right']).optional(),
-  theme: z.enum(THEMES).optional(),
+  role: chatbotRules.role.optional(),
+  prechat: prechatPatch.optional(),
+  identity_required: z.boolean().optional().describe('the widget must send a verified identity token before its first message'),
+  provider: z.string().max(120).optional().describe(IGNORED),
+  model: z.string().max(120).optional().describe(IGNORED),
+  ...brandingPatch.shape,
 });
 
 const portal = { surface: 'portal', auth: 'portal' } as const;
@@ -52,28 +54,40 @@ export const chatbotEndpoints = [
     ...portal,
     method: 'put',
     path: '/api/portal/chatbots/{key}',
-    summary: "Update a chatbot's settings and four branding fields",
-    description: '`name` is required on every call. Omitted fields keep their value; branding fields are merged over the stored ones; an empty `welcome_message` resets it to the default greeting. `provider`, `model` and unknown fields are ignored.',
+    summary: "Update a chatbot's settings and branding",
+    description:
+      '`name` is required on every call. Omitted fields keep their value; branding fields (every field of the branding object, sent at the top level) are merged over the stored ones, `proactive` and `prechat` field by field; an empty `welcome_message` resets it to the default greeting. `provider` and `model` are ignored; any other unknown field is refused (422 naming it). On any error nothing is saved. The answer shows the reduced branding object; `GET` shows all of it.',
     ability: 'manage-chatbots',
     body: {
       schema: updateChatbotBody,
       examples: [
         { name: 'Support', persona: 'Friendly and brief.', welcome_message: 'Hello!', is_active: true, primary_color: '#2563eb', launcher_text: 'Chat', position: 'left', theme: 'ocean' },
+        {
+          name: 'Sales',
+          role: 'Sales assistant',
+          layout: 'compact',
+          launcher: 'tab',
+          quick_replies: ['Pricing', 'Talk to a human'],
+          agent_avatars: ['https://example.com/ann.png'],
+          logo_url: 'https://example.com/logo.png',
+          language: 'fr',
+          recommend_mode: 'on_request',
+          copilot_autostart: true,
+          proactive: { enabled: true, message: 'Need a hand?', delay: 5, frequency: 'once_per_day' },
+          prechat: { enabled: true, fields: [{ field: 'email', label: 'Email', type: 'email', required: true }] },
+          identity_required: false,
+        },
       ],
     },
     responses: { 200: { description: 'The chatbot, with the reduced branding object.', json: z.object({ data: updatedPortalChatbot }) } },
-    handler: async ({ body: parseBody }, req, res) => {
+    handler: async ({ ctx, body: parseBody }, req, res) => {
       const chatbot = await findChatbot(authOf(req).company.id, req.params.key);
-      const body = parseBody();
-      const { primary_color, launcher_text, position, theme } = body;
-      await updateChatbot(chatbot, {
-        name: body.name,
-        persona: body.persona,
-        instructions: body.instructions,
-        welcomeMessage: body.welcome_message,
-        isActive: body.is_active,
-        branding: { primary_color, launcher_text, position, theme },
-      });
+      const { name, persona, instructions, welcome_message, is_active, role, prechat, identity_required, provider: _provider, model: _model, ...branding } = parseBody();
+      await updateChatbot(
+        chatbot,
+        { name, persona, instructions, welcomeMessage: welcome_message, isActive: is_active, role, prechat, identityRequired: identity_required, branding },
+        ctx.secrets,
+      );
       res.json({ data: presentUpdatedPortalChatbot(chatbot, await countsOfChatbot(chatbot.id)) });
     },
   }),
