@@ -109,6 +109,7 @@ function visitorColumns(conversation: Conversation, input: VisitorMessageInput) 
     ...(details.email && { visitorEmail: details.email }),
     ...(details.phone && { visitorPhone: details.phone }),
     ...(input.identity && { identity: input.identity }),
+    ...(input.locale && { locale: input.locale }),
     ...(input.visitor && { prechat: prechatAnswers(conversation, input.visitor) }),
     ...(input.meta && { meta: { ...conversation.meta, ...input.meta } }),
   };

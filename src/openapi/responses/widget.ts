@@ -4,13 +4,16 @@ import { conversationStatus, conversationView, handoffState, widgetMessage } fro
 import { id, uuid } from './formats';
 import { named } from './named';
 
+/** The widget's language: `auto` (the browser's) or an ISO 639-1 code; English where no catalogue exists. */
+const widgetLanguage = z.string().describe("`auto` (the visitor's browser language) or an ISO 639-1 code");
+
 export const widgetConfig = named(
   'WidgetConfig',
   z.object({
     public_key: publicKey,
     name: z.string(),
     welcome_message: z.string(),
-    branding,
+    branding: branding.extend({ language: widgetLanguage }),
     prechat: z.object({
       enabled: z.boolean(),
       greeting: z.string(),
