@@ -31,11 +31,6 @@
   var HIDDEN_PAUSE_MS = 120000; // heartbeats pause after the tab has been hidden this long
   var ROLES = { visitor: 1, assistant: 1, agent: 1, system: 1 };
 
-  // Visible text of identity verification (English; to join the language catalogue).
-  var IDENTITY_TEXT = {
-    refused: 'We could not confirm that you are signed in. Please sign in again to chat with us.'
-  };
-
   function attr(name) {
     var value = script && script.getAttribute(name);
     return value || undefined;
@@ -96,6 +91,99 @@
     return Array.prototype.map.call(bytes, function (b) { return (b + 256).toString(16).slice(1); }).join('');
   }
 
+  // ------------------------------------------------------------------ language
+
+  // The widget's own words. English lives here (JSON syntax: a unit test reads it); the other
+  // catalogues are served beside this file, at {base}/widget/i18n/{code}.json, and loaded on demand,
+  // so a visitor downloads one language only. A key missing from a catalogue falls back to English.
+  // `launcher`, `title`, `subtitle` and `welcome` are the server's default texts: a chatbot that
+  // kept them shows them in the visitor's language (see ownText).
+  var EN = {
+    "launcher": "Chat with us",
+    "title": "Hi there \ud83d\udc4b",
+    "subtitle": "We usually reply in a few minutes",
+    "welcome": "Hi! How can I help you today?",
+    "chat": "Chat",
+    "more": "More options",
+    "new_chat": "New chat",
+    "close": "Close chat",
+    "messages": "Messages",
+    "typing": "Typing",
+    "suggested": "Suggested questions",
+    "dismiss": "Dismiss",
+    "human": "Talk to a human",
+    "sign_in": "Please sign in to chat with us.",
+    "identity_refused": "We could not confirm that you are signed in. Please sign in again to chat with us.",
+    "powered_by": "Powered by {name}",
+    "placeholder": "Write a message\u2026",
+    "send": "Send message",
+    "message": "Message",
+    "before_start": "Before we start",
+    "start_chat": "Start chat",
+    "required": "Please fill in this field.",
+    "agent": "Agent",
+    "sources": "Sources:",
+    "source": "Source",
+    "out_of_stock": "Out of stock",
+    "view": "View",
+    "view_item": "View {name}",
+    "buy": "Buy",
+    "buy_item": "Buy {name}",
+    "unread": "{label} ({n} unread)",
+    "with_person": "You are chatting with a person",
+    "waiting": "Waiting for an agent",
+    "waiting_min": "Waiting for an agent - about {n} min",
+    "waiting_soon": "Waiting for an agent - any moment now",
+    "sent_to_agent": "Your message was sent. An agent will reply here.",
+    "error": "Something went wrong ({status}). Please try again.",
+    "retry_in": "Try again in {wait}.",
+    "seconds": "{n} seconds",
+    "minutes": "{n} minutes",
+    "hours": "{n} hours",
+    "unreachable": "Could not reach the chat. Check your connection and try again.",
+    "new_chat_failed": "Could not start a new chat. Check your connection and try again.",
+    "not_sent": "The connection dropped and your message was not sent. Please try again.",
+    "cut_off": "The connection dropped before the reply finished.",
+    "no_answer": "The assistant could not answer just now. Please try again."
+  };
+  var CATALOGUES = ['ar', 'de', 'es', 'fr', 'ja', 'nl', 'pt', 'zh'];
+  var RTL = ['ar', 'fa', 'he', 'ur'];
+  var TAG = /^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$/; // a BCP 47 language tag, as the stream accepts it
+  var words = EN;
+  var lang = 'en'; // the catalogue in use
+
+  function t(key, vars) {
+    var text = typeof words[key] === 'string' ? words[key] : EN[key];
+    return vars ? text.replace(/\{(\w+)\}/g, function (all, name) { return name in vars ? vars[name] : all; }) : text;
+  }
+
+  // A branding text left at its English default is the widget's own word, not the operator's.
+  function ownText(value, key) {
+    value = value == null ? '' : String(value);
+    return value === EN[key] ? t(key) : value;
+  }
+
+  // What the visitor reads: the chatbot's `language` (an ISO 639-1 code), or with `auto` the browser's.
+  function wantedLanguage(setting) {
+    var tag = String(setting && setting !== 'auto' ? setting : navigator.language || 'en').replace(/_/g, '-');
+    return TAG.test(tag) ? tag : 'en';
+  }
+
+  function catalogueOf(tag) {
+    var code = tag.split('-')[0].toLowerCase();
+    return CATALOGUES.indexOf(code) >= 0 ? code : 'en';
+  }
+
+  // Resolves to the catalogue, or null (English) when it cannot be had: never holds the widget back for long.
+  function loadCatalogue(code) {
+    if (code === 'en') return Promise.resolve(null);
+    var ctrl = new AbortController();
+    var timer = setTimeout(function () { ctrl.abort(); }, 8000);
+    return fetch(BASE + '/widget/i18n/' + code + '.json', { credentials: 'omit', signal: ctrl.signal }).then(function (res) {
+      return res.ok ? res.json() : null;
+    }).catch(function () { return null; }).finally(function () { clearTimeout(timer); });
+  }
+
   // ------------------------------------------------------------------ state
 
   var S = {
@@ -106,6 +194,7 @@
     restored: false, // restore() ran: from then on identify() recalls the conversation itself
     cfg: null,
     brand: {},
+    locale: 'en', // the visitor's language tag, sent with each message so the AI answers in it
     ready: false,
     later: [], // Parley.* calls made before the config arrived
     open: false,
@@ -198,13 +287,13 @@
   }
 
   function errorText(r) {
-    var msg = (r.data && r.data.message) || 'Something went wrong (' + r.status + '). Please try again.';
+    var msg = (r.data && r.data.message) || t('error', { status: r.status });
     if (r.status === 429) {
       // Readable cross-origin only when the server exposes it (Access-Control-Expose-Headers).
       // Beyond two days (a monthly allowance) the server's message already names the date.
       var secs = parseInt(r.headers.get('Retry-After'), 10);
-      var wait = secs < 90 ? secs + ' seconds' : secs < 5400 ? Math.ceil(secs / 60) + ' minutes' : Math.ceil(secs / 3600) + ' hours';
-      if (secs > 0 && secs < 172800) msg += ' Try again in ' + wait + '.';
+      var wait = secs < 90 ? t('seconds', { n: secs }) : secs < 5400 ? t('minutes', { n: Math.ceil(secs / 60) }) : t('hours', { n: Math.ceil(secs / 3600) });
+      if (secs > 0 && secs < 172800) msg += ' ' + t('retry_in', { wait: wait });
     }
     return msg;
   }
@@ -223,6 +312,9 @@
 
   function start() {
     var attempts = 0;
+    // Most chatbots follow the browser's language: its catalogue is fetched beside the config.
+    var browserCode = catalogueOf(wantedLanguage('auto'));
+    var early = loadCatalogue(browserCode);
     // Network trouble, 5xx or 429: try a few more times, quietly.
     var retry = function (r) {
       if (++attempts > 3) return;
@@ -236,10 +328,18 @@
         S.cfg = r.data;
         S.brand = r.data.branding || {};
         S.poll = clampPoll(r.data.poll_seconds);
-        if (!mount()) return;
-        S.ready = true;
-        S.later.splice(0).forEach(function (fn) { fn(); });
-        restore();
+        S.locale = wantedLanguage(S.brand.language);
+        var code = catalogueOf(S.locale);
+        (code === browserCode ? early : loadCatalogue(code)).then(function (catalogue) {
+          if (catalogue && typeof catalogue === 'object') {
+            words = catalogue;
+            lang = code;
+          }
+          if (!mount()) return;
+          S.ready = true;
+          S.later.splice(0).forEach(function (fn) { fn(); });
+          restore();
+        });
       }, function () { retry(null); });
     };
     fetchConfig();
@@ -411,7 +511,7 @@
       if (S.conv === conv) clearConversation(true);
       focusComposer();
     }, function () {
-      showError('Could not start a new chat. Check your connection and try again.');
+      showError(t('new_chat_failed'));
     }).finally(function () { ui.reset.disabled = false; });
   }
 
@@ -487,13 +587,13 @@
 
   function record(role, content, id) {
     role = ROLES[role] ? role : 'assistant';
-    var bubble = h('div', { class: 'bubble' });
+    var bubble = h('div', { class: 'bubble', dir: 'auto' }); // an English answer in an Arabic panel reads left to right
     var el = h('div', {
       class: 'msg ' + role + (id == null ? ' pending' : ''),
       'data-parley': 'message',
       'data-role': role,
       'data-id': id == null ? 'pending' : id
-    }, [role === 'agent' ? h('div', { class: 'who', text: 'Agent' }) : null, bubble]);
+    }, [role === 'agent' ? h('div', { class: 'who', text: t('agent') }) : null, bubble]);
     fill(bubble, content);
     return { id: id == null ? null : String(id), role: role, content: content || '', el: el, bubble: bubble };
   }
@@ -595,10 +695,10 @@
   }
 
   function sourcesBlock(list) {
-    var box = h('div', { class: 'sources' }, [h('span', { text: 'Sources:' })]);
+    var box = h('div', { class: 'sources' }, [h('span', { text: t('sources') })]);
     list.slice(0, 6).forEach(function (s) {
       if (!s) return;
-      var title = String(s.title || s.url || 'Source');
+      var title = String(s.title || s.url || t('source'));
       box.appendChild(link(s.url, title) || h('span', { text: title }));
     });
     return box;
@@ -621,14 +721,14 @@
     (Array.isArray(products) ? products : []).slice(0, 6).forEach(function (p) {
       if (!p || !p.name) return;
       var name = String(p.name);
-      var facts = [money(p.price, p.currency), p.in_stock === false ? 'Out of stock' : ''].filter(Boolean).join(' \u00b7 ');
+      var facts = [money(p.price, p.currency), p.in_stock === false ? t('out_of_stock') : ''].filter(Boolean).join(' \u00b7 ');
       box.appendChild(h('div', { class: 'card' }, [
         h('div', { class: 'name', text: name }),
         facts ? h('div', { class: 'facts', text: facts }) : null,
         p.description ? h('div', { class: 'desc', text: String(p.description) }) : null,
         h('div', { class: 'links' }, [
-          link(p.url, 'View', 'View ' + name),
-          p.in_stock === false ? null : link(p.buy_url, 'Buy', 'Buy ' + name)
+          link(p.url, t('view'), t('view_item', { name: name })),
+          p.in_stock === false ? null : link(p.buy_url, t('buy'), t('buy_item', { name: name }))
         ])
       ]));
     });
@@ -688,7 +788,7 @@
     var cur = S.cur = { job: job, ctrl: ctrl, rec: null, vid: null, finished: false, sealed: false, cancelled: false };
     job.rec.sent = true;
     typing(true);
-    var body = { visitor_id: S.visitor, message: job.text, client_id: job.clientId, meta: pageMeta() };
+    var body = { visitor_id: S.visitor, message: job.text, client_id: job.clientId, locale: S.locale, meta: pageMeta() };
     if (S.conv) body.conversation_id = S.conv;
     if (S.identity && !S.identityRefused) body.identity = S.identity;
 
@@ -703,7 +803,7 @@
         signal: ctrl.signal
       });
     } catch (e) {
-      if (!cur.cancelled) giveBack(job, 'Could not reach the chat. Check your connection and try again.');
+      if (!cur.cancelled) giveBack(job, t('unreachable'));
       return;
     } finally {
       clearTimeout(waiting);
@@ -727,8 +827,8 @@
     typing(false);
     await catchUp();
     if (cur.cancelled) return;
-    if (job.rec.id == null) giveBack(job, 'The connection dropped and your message was not sent. Please try again.');
-    else if (!answered(job.rec)) resendOnce(job, 'The connection dropped before the reply finished.');
+    if (job.rec.id == null) giveBack(job, t('not_sent'));
+    else if (!answered(job.rec)) resendOnce(job, t('cut_off'));
   }
 
   // The message is stored but its answer was cut off (a dropped stream, a server that went away):
@@ -839,8 +939,8 @@
       typing(false);
       dropReply(cur);
       // handoff: a human holds the conversation; the message was saved and no AI reply comes.
-      var failure = d.message || 'The assistant could not answer just now. Please try again.';
-      if (d.code === 'handoff') notice('Your message was sent. An agent will reply here.');
+      var failure = d.message || t('no_answer');
+      if (d.code === 'handoff') notice(t('sent_to_agent'));
       else if (d.code !== 'internal') showError(failure);
       catchUp().then(function () {
         if (d.code === 'internal' && !answered(cur.job.rec)) resendOnce(cur.job, failure);
@@ -1229,7 +1329,7 @@
     'svg{width:20px;height:20px;fill:none;stroke:currentColor;stroke-width:2;stroke-linecap:round;stroke-linejoin:round;flex:none}',
 
     /* launcher */
-    '.launcher{position:fixed;z-index:2147483000;bottom:20px;right:20px;display:flex;align-items:center;justify-content:center;gap:8px;height:56px;min-width:56px;padding:0 20px 0 18px;border:0;border-radius:28px;background:var(--a);color:var(--on);font-weight:600;font-size:15px;box-shadow:0 6px 24px rgba(15,23,42,.24);transition:transform .15s ease,box-shadow .15s ease}',
+    '.launcher{position:fixed;z-index:2147483000;bottom:20px;right:20px;display:flex;align-items:center;justify-content:center;gap:8px;height:56px;min-width:56px;padding:0;padding-inline:18px 20px;border:0;border-radius:28px;background:var(--a);color:var(--on);font-weight:600;font-size:15px;box-shadow:0 6px 24px rgba(15,23,42,.24);transition:transform .15s ease,box-shadow .15s ease}',
     '.launcher:hover{transform:translateY(-2px);box-shadow:0 10px 28px rgba(15,23,42,.28)}',
     '.launcher svg{width:26px;height:26px}',
     '.launcher .x{display:none}',
@@ -1255,19 +1355,19 @@
     '.tabmode .panel{max-height:calc(100vh - 40px)}',
 
     /* header */
-    '.head{position:relative;display:flex;align-items:center;gap:10px;padding:14px 10px 14px 16px;background:var(--a);color:var(--on);flex:none}',
+    '.head{position:relative;display:flex;align-items:center;gap:10px;padding:14px;padding-inline:16px 10px;background:var(--a);color:var(--on);flex:none}',
     '.head :focus-visible{outline-color:currentColor}',
     '.logo{width:38px;height:38px;border-radius:11px;object-fit:cover;background:rgba(255,255,255,.18);flex:none}',
     '.titles{flex:1;min-width:0}',
     '.title{margin:0;font-size:15.5px;font-weight:650;line-height:1.3;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}',
     '.subtitle{font-size:12.5px;opacity:.86;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}',
-    '.team{display:flex;padding-right:4px}',
-    '.team img{width:28px;height:28px;border-radius:50%;margin-left:-9px;border:2px solid var(--a);object-fit:cover;background:var(--sf)}',
-    '.team img:first-child{margin-left:0}',
+    '.team{display:flex;padding-inline-end:4px}',
+    '.team img{width:28px;height:28px;border-radius:50%;margin-inline-start:-9px;border:2px solid var(--a);object-fit:cover;background:var(--sf)}',
+    '.team img:first-child{margin-inline-start:0}',
     '.hbtn{width:34px;height:34px;border:0;border-radius:10px;background:transparent;color:inherit;display:grid;place-items:center;flex:none}',
     '.hbtn:hover{background:rgba(255,255,255,.18)}',
-    '.menu{position:absolute;top:calc(100% - 6px);right:10px;z-index:3;min-width:170px;padding:6px;background:var(--bg);color:var(--tx);border-radius:12px;box-shadow:0 10px 30px rgba(15,23,42,.2),0 0 0 1px var(--bd)}',
-    '.menu button{display:flex;align-items:center;gap:8px;width:100%;padding:9px 10px;border:0;border-radius:8px;background:none;text-align:left}',
+    '.menu{position:absolute;top:calc(100% - 6px);inset-inline-end:10px;z-index:3;min-width:170px;padding:6px;background:var(--bg);color:var(--tx);border-radius:12px;box-shadow:0 10px 30px rgba(15,23,42,.2),0 0 0 1px var(--bd)}',
+    '.menu button{display:flex;align-items:center;gap:8px;width:100%;padding:9px 10px;border:0;border-radius:8px;background:none;text-align:start}',
     '.menu button:hover{background:var(--sf)}',
     '.menu svg{width:16px;height:16px}',
     '.dots{stroke-width:3.2}',
@@ -1284,10 +1384,11 @@
     '.bubble{padding:9px 13px;border-radius:18px;background:var(--sf);white-space:pre-wrap;overflow-wrap:anywhere}',
     '.bubble:empty{display:none}',
     '.bubble a{color:inherit;text-decoration:underline;text-underline-offset:2px}',
-    '.assistant .bubble,.agent .bubble{border-bottom-left-radius:6px}',
-    '.visitor .bubble{background:var(--a);color:var(--on);border-bottom-right-radius:6px}',
+    '.assistant .bubble,.agent .bubble{border-end-start-radius:6px}',
+    '.visitor .bubble{background:var(--a);color:var(--on);border-end-end-radius:6px}',
     '.visitor.pending .bubble{opacity:.7}',
     '.agent .bubble{box-shadow:inset 3px 0 0 var(--a)}',
+    '[dir=rtl] .agent .bubble{box-shadow:inset -3px 0 0 var(--a)}',
     '.system .bubble{background:none;padding:2px 8px;color:var(--mu);font-size:12.5px;text-align:center}',
     '.who{margin:0 6px 3px;font-size:11.5px;color:var(--mu)}',
     '.sources{display:flex;flex-wrap:wrap;gap:2px 10px;margin:6px 6px 0;font-size:12px;color:var(--mu)}',
@@ -1300,7 +1401,7 @@
     '.card .links{display:flex;gap:14px;margin-top:6px;font-size:13px;font-weight:600}',
     '.card a{color:var(--tx)}',
     '.notice{align-self:center;max-width:92%;padding:6px 12px;border-radius:999px;background:var(--sf);color:var(--mu);font-size:12.5px;text-align:center}',
-    '.typing{align-self:flex-start;display:flex;gap:4px;padding:13px 14px;border-radius:18px 18px 18px 6px;background:var(--sf)}',
+    '.typing{align-self:flex-start;display:flex;gap:4px;padding:13px 14px;border-radius:18px;border-end-start-radius:6px;background:var(--sf)}',
     '.typing i{width:7px;height:7px;border-radius:50%;background:var(--mu);animation:pw-dot 1.2s infinite ease-in-out}',
     '.typing i:nth-child(2){animation-delay:.15s}',
     '.typing i:nth-child(3){animation-delay:.3s}',
@@ -1319,7 +1420,7 @@
     '.chips{display:flex;flex-wrap:wrap;justify-content:flex-end;gap:6px;padding:2px 14px 10px}',
     '.chip{padding:6px 12px;border:1px solid var(--a);border-radius:999px;background:var(--bg);font-size:13px}',
     '.chip:hover{background:var(--a);color:var(--on)}',
-    '.error{display:flex;align-items:flex-start;gap:8px;margin:0 12px 8px;padding:8px 8px 8px 12px;border-radius:12px;background:#fef2f2;color:#991b1b;font-size:13px}',
+    '.error{display:flex;align-items:flex-start;gap:8px;margin:0 12px 8px;padding:8px;padding-inline-start:12px;border-radius:12px;background:#fef2f2;color:#991b1b;font-size:13px}',
     '.error span{flex:1;padding-top:1px}',
     '.error button{border:0;background:none;color:inherit;padding:0;border-radius:6px}',
     '.error svg{width:16px;height:16px}',
@@ -1328,26 +1429,26 @@
     '.human:hover{border-color:var(--a)}',
     '.human svg{width:15px;height:15px}',
     '.signin{margin:0 12px 12px;padding:10px 12px;border-radius:12px;background:var(--sf);color:var(--mu);text-align:center;font-size:13px}',
-    '.composer{position:relative;display:flex;align-items:flex-end;gap:8px;margin:0 12px 8px;padding:6px 6px 6px 14px;border:1px solid var(--bd);border-radius:16px;background:var(--bg);flex:none}',
+    '.composer{position:relative;display:flex;align-items:flex-end;gap:8px;margin:0 12px 8px;padding:6px;padding-inline-start:14px;border:1px solid var(--bd);border-radius:16px;background:var(--bg);flex:none}',
     '.composer:focus-within{border-color:var(--a);box-shadow:0 0 0 1px var(--a)}',
     '.composer textarea{flex:1;min-height:36px;max-height:140px;padding:8px 0;border:0;outline:0;resize:none;background:transparent;font-size:14px;line-height:1.45}',
     '.composer textarea::placeholder{color:var(--mu)}',
     '.send{display:grid;place-items:center;width:36px;height:36px;border:0;border-radius:12px;background:var(--a);color:var(--on);flex:none;transition:opacity .15s}',
     '.send:disabled{opacity:.35}',
-    '.count{position:absolute;right:10px;top:-20px;font-size:11px;color:var(--mu)}',
+    '.count{position:absolute;inset-inline-end:10px;top:-20px;font-size:11px;color:var(--mu)}',
     '.count.over{color:#b91c1c}',
-    '.flat .composer{margin:0;border:0;border-top:1px solid var(--bd);border-radius:0;padding:8px 10px 8px 16px;box-shadow:none}',
+    '.flat .composer{margin:0;border:0;border-top:1px solid var(--bd);border-radius:0;padding:8px;padding-inline:16px 10px;box-shadow:none}',
     '.flat .send{border-radius:8px}',
-    '.pill .composer{border-radius:28px;padding-left:18px}',
+    '.pill .composer{border-radius:28px;padding-inline-start:18px}',
     '.pill .send{border-radius:50%}',
     '.foot{padding:0 0 8px;text-align:center;font-size:11px;color:var(--mu);flex:none}',
     '.flat .foot{padding-top:4px}',
 
     /* proactive bubble */
-    '.proactive{position:fixed;z-index:2147483000;bottom:90px;right:20px;display:flex;align-items:flex-start;gap:10px;max-width:300px;padding:12px 8px 12px 14px;border-radius:16px;background:var(--bg);color:var(--tx);box-shadow:0 10px 36px rgba(15,23,42,.2),0 0 0 1px rgba(15,23,42,.07);animation:pw-in .25s ease-out}',
+    '.proactive{position:fixed;z-index:2147483000;bottom:90px;right:20px;display:flex;align-items:flex-start;gap:10px;max-width:300px;padding:12px;padding-inline:14px 8px;border-radius:16px;background:var(--bg);color:var(--tx);box-shadow:0 10px 36px rgba(15,23,42,.2),0 0 0 1px rgba(15,23,42,.07);animation:pw-in .25s ease-out}',
     '.left .proactive{right:auto;left:20px}',
     '.proactive img{width:30px;height:30px;border-radius:50%;object-fit:cover}',
-    '.proactive .text{flex:1;padding:0;border:0;background:none;text-align:left;white-space:pre-wrap;overflow-wrap:anywhere}',
+    '.proactive .text{flex:1;padding:0;border:0;background:none;text-align:start;white-space:pre-wrap;overflow-wrap:anywhere}',
     '.proactive .dismiss{padding:2px;border:0;border-radius:6px;background:none;color:var(--mu)}',
     '.proactive .dismiss svg{width:16px;height:16px}',
 
@@ -1367,10 +1468,10 @@
     if (!document.body || !document.body.attachShadow) return false;
     var b = S.brand;
     var cfg = S.cfg;
-    var title = String(b.title || cfg.name || 'Chat');
+    var title = ownText(b.title, 'title') || String(cfg.name || t('chat'));
     var launcherStyle = pick(b.launcher, ['bubble', 'tab', 'icon'], 'bubble');
-    var launcherText = String(b.launcher_text || '');
-    ui.label = launcherText || 'Chat with us';
+    var launcherText = ownText(b.launcher_text, 'launcher');
+    ui.label = launcherText || t('launcher');
 
     var host = document.createElement('parley-widget'); // an unknown tag: host-page rules for div etc. miss it
     host.id = 'parley-widget';
@@ -1387,21 +1488,23 @@
     var root = ui.root = h('div', {
       class: ['pw', pick(b.position, ['left', 'right'], 'right'), pick(b.layout, ['standard', 'compact', 'expanded'], 'standard'),
         pick(b.composer_style, ['rounded', 'flat', 'pill'], 'rounded'), launcherStyle === 'tab' ? 'tabmode' : ''].join(' '),
-      'data-theme': pick(b.theme, Object.keys(THEMES), 'crisp')
+      'data-theme': pick(b.theme, Object.keys(THEMES), 'crisp'),
+      lang: lang,
+      dir: RTL.indexOf(lang) >= 0 ? 'rtl' : 'ltr'
     });
     applyTheme(root);
 
     // Header: logo (or avatar), title and subtitle, up to three agent avatars, menu, close.
     var team = (Array.isArray(b.agent_avatars) ? b.agent_avatars : []).slice(0, 3).map(function (src) { return img(src); }).filter(Boolean);
-    ui.more = h('button', { class: 'hbtn', type: 'button', 'aria-label': 'More options', 'aria-expanded': 'false', 'aria-controls': 'pw-menu', hidden: true, onclick: function () { toggleMenu(); } }, [icon('more', 'dots')]);
-    ui.reset = h('button', { type: 'button', 'data-parley': 'reset', onclick: newChat }, [icon('plus'), 'New chat']);
+    ui.more = h('button', { class: 'hbtn', type: 'button', 'aria-label': t('more'), 'aria-expanded': 'false', 'aria-controls': 'pw-menu', hidden: true, onclick: function () { toggleMenu(); } }, [icon('more', 'dots')]);
+    ui.reset = h('button', { type: 'button', 'data-parley': 'reset', onclick: newChat }, [icon('plus'), t('new_chat')]);
     ui.menu = h('div', { class: 'menu', id: 'pw-menu', hidden: true }, [ui.reset]);
-    ui.closeBtn = h('button', { class: 'hbtn', type: 'button', 'aria-label': 'Close chat', onclick: function () { setOpen(false, true); } }, [icon('close')]);
+    ui.closeBtn = h('button', { class: 'hbtn', type: 'button', 'aria-label': t('close'), onclick: function () { setOpen(false, true); } }, [icon('close')]);
     var head = h('div', { class: 'head' }, [
       img(b.logo_url || b.avatar_url, 'logo'),
       h('div', { class: 'titles' }, [
         h('h2', { class: 'title', text: title }),
-        b.subtitle ? h('div', { class: 'subtitle', text: String(b.subtitle) }) : null
+        b.subtitle ? h('div', { class: 'subtitle', text: ownText(b.subtitle, 'subtitle') }) : null
       ]),
       team.length ? h('div', { class: 'team' }, team) : null,
       ui.more,
@@ -1412,40 +1515,40 @@
     ui.status = h('div', { class: 'status', 'data-parley': 'status', role: 'status', hidden: true });
 
     // Transcript: the welcome message (local, never stored) then the conversation.
-    ui.log = h('div', { class: 'log', 'data-parley': 'transcript', role: 'log', 'aria-live': 'polite', 'aria-label': 'Messages' });
+    ui.log = h('div', { class: 'log', 'data-parley': 'transcript', role: 'log', 'aria-live': 'polite', 'aria-label': t('messages') });
     if (cfg.welcome_message) {
-      var welcome = h('div', { class: 'bubble' });
-      fill(welcome, cfg.welcome_message);
+      var welcome = h('div', { class: 'bubble', dir: 'auto' });
+      fill(welcome, ownText(cfg.welcome_message, 'welcome'));
       ui.welcome = h('div', { class: 'msg assistant welcome' }, [welcome]);
       ui.log.appendChild(ui.welcome);
     }
-    ui.typing = h('div', { class: 'typing', 'data-parley': 'typing' }, [h('span', { class: 'sr', text: 'Typing' }), h('i'), h('i'), h('i')]);
+    ui.typing = h('div', { class: 'typing', 'data-parley': 'typing' }, [h('span', { class: 'sr', text: t('typing') }), h('i'), h('i'), h('i')]);
     ui.prechat = prechatForm();
     ui.scroll = h('div', { class: 'scroll' }, [ui.log, ui.prechat]);
 
     var quick = (Array.isArray(b.quick_replies) ? b.quick_replies : []).filter(function (t) { return typeof t === 'string' && t.trim(); }).slice(0, 8);
-    ui.chips = h('div', { class: 'chips', role: 'group', 'aria-label': 'Suggested questions', hidden: true }, quick.map(function (text) {
+    ui.chips = h('div', { class: 'chips', role: 'group', 'aria-label': t('suggested'), hidden: true }, quick.map(function (text) {
       return h('button', { class: 'chip', type: 'button', 'data-parley': 'quick-reply', text: text, onclick: function () { send(text); focusComposer(); } });
     }));
 
     ui.errorText = h('span');
     ui.error = h('div', { class: 'error', 'data-parley': 'error', role: 'alert', hidden: true }, [
       ui.errorText,
-      h('button', { type: 'button', 'aria-label': 'Dismiss', onclick: clearError }, [icon('close')])
+      h('button', { type: 'button', 'aria-label': t('dismiss'), onclick: clearError }, [icon('close')])
     ]);
 
-    ui.human = h('button', { class: 'human', type: 'button', 'data-parley': 'handoff', hidden: true, onclick: requestHuman }, [icon('person'), 'Talk to a human']);
+    ui.human = h('button', { class: 'human', type: 'button', 'data-parley': 'handoff', hidden: true, onclick: requestHuman }, [icon('person'), t('human')]);
     ui.bar = h('div', { class: 'bar' }, [ui.human]);
-    ui.signin = h('p', { class: 'signin', hidden: true, text: 'Please sign in to chat with us.' });
-    ui.refused = h('p', { class: 'signin', 'data-parley': 'identity-refused', role: 'alert', hidden: true, text: IDENTITY_TEXT.refused });
+    ui.signin = h('p', { class: 'signin', hidden: true, text: t('sign_in') });
+    ui.refused = h('p', { class: 'signin', 'data-parley': 'identity-refused', role: 'alert', hidden: true, text: t('identity_refused') });
 
     ui.ta = h('textarea', {
-      id: 'pw-input', 'data-parley': 'composer', rows: '1', maxlength: String(MAX_CHARS), placeholder: 'Write a message\u2026',
+      id: 'pw-input', 'data-parley': 'composer', rows: '1', maxlength: String(MAX_CHARS), placeholder: t('placeholder'),
       'aria-describedby': 'pw-count', enterkeyhint: 'send'
     });
     ui.count = h('span', { class: 'count', id: 'pw-count', hidden: true });
-    ui.send = h('button', { class: 'send', type: 'submit', 'data-parley': 'send', 'aria-label': 'Send message', disabled: true }, [icon('send')]);
-    ui.composer = h('form', { class: 'composer' }, [h('label', { class: 'sr', for: 'pw-input', text: 'Message' }), ui.ta, ui.count, ui.send]);
+    ui.send = h('button', { class: 'send', type: 'submit', 'data-parley': 'send', 'aria-label': t('send'), disabled: true }, [icon('send')]);
+    ui.composer = h('form', { class: 'composer' }, [h('label', { class: 'sr', for: 'pw-input', text: t('message') }), ui.ta, ui.count, ui.send]);
     ui.composer.addEventListener('submit', function (e) {
       e.preventDefault();
       submit();
@@ -1462,7 +1565,7 @@
     ui.panel = h('div', { class: 'panel', id: 'pw-panel', 'data-parley': 'panel', role: 'dialog', 'aria-label': title }, [
       head, ui.status, ui.scroll, ui.error, ui.chips, ui.bar, ui.signin, ui.refused, ui.composer,
       // The workspace's brand line; a white-label workspace sets it empty and shows none.
-      cfg.powered_by ? h('div', { class: 'foot', 'data-parley': 'powered-by', text: 'Powered by ' + cfg.powered_by }) : null
+      cfg.powered_by ? h('div', { class: 'foot', 'data-parley': 'powered-by', text: t('powered_by', { name: cfg.powered_by }) }) : null
     ]);
     root.addEventListener('keydown', function (e) {
       if (e.key !== 'Escape' || !S.open) return;
@@ -1494,7 +1597,7 @@
     ui.bubble = h('div', { class: 'proactive', 'data-parley': 'proactive', role: 'status', hidden: true }, [
       img(b.avatar_url || b.logo_url),
       ui.bubbleText,
-      h('button', { class: 'dismiss', type: 'button', 'aria-label': 'Dismiss', onclick: hideBubble }, [icon('close')])
+      h('button', { class: 'dismiss', type: 'button', 'aria-label': t('dismiss'), onclick: hideBubble }, [icon('close')])
     ]);
 
     root.appendChild(ui.bubble);
@@ -1518,7 +1621,7 @@
   function prechatForm() {
     var pc = S.cfg.prechat || {};
     var auto = { name: 'name', email: 'email', phone: 'tel' };
-    var form = h('form', { class: 'prechat', 'data-parley': 'prechat', 'aria-label': 'Before we start', hidden: true, novalidate: true });
+    var form = h('form', { class: 'prechat', 'data-parley': 'prechat', 'aria-label': t('before_start'), hidden: true, novalidate: true });
     if (pc.greeting) form.appendChild(h('p', { text: String(pc.greeting) }));
     (Array.isArray(pc.fields) ? pc.fields : []).forEach(function (f, i) {
       if (!f || !f.field) return;
@@ -1531,14 +1634,14 @@
         input
       ]));
     });
-    form.appendChild(h('button', { class: 'btn', type: 'submit', text: 'Start chat' }));
+    form.appendChild(h('button', { class: 'btn', type: 'submit', text: t('start_chat') }));
     form.addEventListener('submit', function (e) {
       e.preventDefault();
       var values = {};
       var invalid = null;
       Array.prototype.forEach.call(form.querySelectorAll('input'), function (input) {
         var v = input.value.trim();
-        input.setCustomValidity(input.required && !v ? 'Please fill in this field.' : '');
+        input.setCustomValidity(input.required && !v ? t('required') : '');
         if (!invalid && !input.checkValidity()) invalid = input;
         if (v) values[input.name] = v;
       });
@@ -1587,11 +1690,11 @@
   }
 
   function statusText() {
-    if (S.handoff === 'human_connected') return 'You are chatting with a person';
+    if (S.handoff === 'human_connected') return t('with_person');
     if (S.handoff !== 'handoff_pending') return '';
-    if (!S.waitUntil) return 'Waiting for an agent';
+    if (!S.waitUntil) return t('waiting');
     var left = (S.waitUntil - Date.now()) / 1000;
-    return left > 0 ? 'Waiting for an agent - about ' + Math.ceil(left / 60) + ' min' : 'Waiting for an agent - any moment now';
+    return left > 0 ? t('waiting_min', { n: Math.ceil(left / 60) }) : t('waiting_soon');
   }
 
   function renderStatus() {
@@ -1627,7 +1730,7 @@
       setState(r.data);
       focusComposer(); // the button is gone now
     }, function () {
-      showError('Could not reach the chat. Check your connection and try again.');
+      showError(t('unreachable'));
     }).finally(function () { ui.human.disabled = false; });
   }
 
@@ -1669,7 +1772,7 @@
   function renderBadge() {
     ui.badge.textContent = S.unread > 9 ? '9+' : String(S.unread);
     ui.badge.hidden = !S.unread || S.open;
-    ui.launcher.setAttribute('aria-label', S.open ? 'Close chat' : ui.label + (S.unread ? ' (' + S.unread + ' unread)' : ''));
+    ui.launcher.setAttribute('aria-label', S.open ? t('close') : S.unread ? t('unread', { label: ui.label, n: S.unread }) : ui.label);
   }
 
   function showError(text) {

@@ -14,6 +14,8 @@ export interface PromptInput {
   /** Earlier turns, oldest first, without the question itself. */
   history: ChatMessage[];
   question: string;
+  /** The visitor's language tag as the widget reported it (`fr`, `pt-BR`); unknown for API conversations. */
+  language?: string | null;
 }
 
 const PASSAGE_BUDGET = 8_000;
@@ -26,7 +28,7 @@ const MAX_REPLY_TOKENS = 800;
  * with their titles and addresses) and the recent transcript, each within a character budget so a
  * long conversation or a huge document never overflows a small model's context.
  */
-export function buildPrompt({ chatbot, passages, history, question }: PromptInput): { request: ChatRequest; sources: ReplySource[] } {
+export function buildPrompt({ chatbot, passages, history, question, language }: PromptInput): { request: ChatRequest; sources: ReplySource[] } {
   const used = withinBudget(passages, PASSAGE_BUDGET, (p) => p.content.length);
   const knowledge = used.map((p, i) => `[${i + 1}] ${p.title}${p.url ? ` (${p.url})` : ''}\n${p.content}`).join('\n\n');
   const system = [
@@ -36,7 +38,7 @@ export function buildPrompt({ chatbot, passages, history, question }: PromptInpu
     knowledge
       ? `Answer from the knowledge below. If it does not contain the answer, say so briefly and offer to connect the visitor with a person; never invent facts, prices or policies.\n\nKnowledge:\n${knowledge}`
       : 'No knowledge matched this question. If you cannot answer from the conversation, say so briefly and offer to connect the visitor with a person.',
-    'Reply in the visitor\'s language, in plain text, concisely.',
+    languageRule(language),
   ]
     .filter(Boolean)
     .join('\n\n');
@@ -45,6 +47,26 @@ export function buildPrompt({ chatbot, passages, history, question }: PromptInpu
     request: { model: chatbot.model, system, messages: [...recent, { role: 'user', content: question }], maxTokens: MAX_REPLY_TOKENS },
     sources: sourcesOf(used),
   };
+}
+
+/**
+ * The widget names the visitor's language; what they write still wins, since a German site's visitor
+ * may ask in English. Without a known language the model goes by the messages alone.
+ */
+function languageRule(tag: string | null | undefined): string {
+  const name = tag ? languageName(tag) : undefined;
+  if (!name) return "Reply in the visitor's language, in plain text, concisely.";
+  return `The visitor's language is ${name}, language tag ${tag}: reply in it, unless the visitor writes in another language, then in theirs. Reply in plain text, concisely.`;
+}
+
+/** `fr-CA` -> "Canadian French"; undefined for a tag that is malformed or names no known language. */
+function languageName(tag: string): string | undefined {
+  try {
+    const name = new Intl.DisplayNames(['en'], { type: 'language' }).of(tag);
+    return name && name !== tag ? name : undefined; // an unknown code comes back as itself
+  } catch {
+    return undefined;
+  }
 }
 
 /** Each document once, in rank order. */

@@ -12,6 +12,8 @@ export interface ReplyInput extends ChatOptions {
   question: string;
   /** Earlier turns of the conversation, oldest first. */
   history: ChatMessage[];
+  /** The visitor's language tag, when the widget told it. */
+  language?: string | null;
 }
 
 export interface GeneratedReply extends Completion {
@@ -29,14 +31,14 @@ const PASSAGES = 5;
  * transaction that stores the reply (domain/usage/recordUsage).
  */
 export async function generateReply(deps: EndpointDeps, input: ReplyInput): Promise<GeneratedReply> {
-  const { chatbot, question, history, signal, onDelta } = input;
+  const { chatbot, question, history, language, signal, onDelta } = input;
   const passages = await retrievePassages(chatbot.id, question, PASSAGES);
   const endpoint = await resolveEndpoint(deps, chatbot.companyId, chatbot.provider);
   if (!endpoint) {
     const { used, ...answer } = await extractiveAnswer(question, passages, { signal, onDelta });
     return { ...answer, provider: chatbot.provider, sources: sourcesOf(used) };
   }
-  const { request, sources } = buildPrompt({ chatbot, passages, history, question });
+  const { request, sources } = buildPrompt({ chatbot, passages, history, question, language });
   const completion = await chat(endpoint, request, { signal, onDelta });
   return { ...completion, provider: chatbot.provider, sources };
 }

@@ -1,3 +1,5 @@
+import { z } from 'zod';
+import { widgetCatalogueCodes } from '../surfaces/assets';
 import { healthy, notReady, openApiDocument, ready } from './responses/ops';
 import type { Endpoint } from './registry';
 
@@ -35,6 +37,19 @@ export const OPS_ENDPOINTS: Endpoint[] = [
     path: '/widget.js',
     summary: 'The embed script (gzipped when accepted, ETag, 5-minute cache)',
     responses: { 200: { description: 'The script.', media: 'application/javascript' }, 304: { description: 'Not modified (`If-None-Match`).' } },
+  },
+  {
+    ...ops,
+    method: 'get',
+    path: '/widget/i18n/{language}.json',
+    summary: "A language catalogue of the widget's own texts, which widget.js loads when the visitor's language is not English",
+    description: 'Keys as in the English catalogue inside widget.js; docs/widget.md "Languages".',
+    params: { language: z.enum(widgetCatalogueCodes()).describe('ISO 639-1 code of the language') },
+    responses: {
+      200: { description: 'The catalogue: key -> text, `{name}` marks a value filled in.', json: z.record(z.string(), z.string()) },
+      304: { description: 'Not modified (`If-None-Match`).' },
+      404: 'No catalogue for that language (the widget then stays in English).',
+    },
   },
   {
     ...ops,

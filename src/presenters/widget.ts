@@ -9,11 +9,12 @@ import { presentWidgetMessage } from './message';
 /** `powered_by` is the workspace brand's line ("" when white-labelled: the widget shows none). */
 export const presentWidgetConfig = (chatbot: Chatbot & { company: Company }, appUrl: string, pollSeconds: number) => {
   const { identityRequired, ...prechat } = prechatOf(chatbot);
+  const branding = resolveBranding(chatbot.branding as StoredBranding);
   return {
     public_key: chatbot.publicKey,
     name: chatbot.name,
     welcome_message: chatbot.welcomeMessage,
-    branding: resolveBranding(chatbot.branding as StoredBranding),
+    branding: { ...branding, language: languageOf(branding) },
     prechat,
     identity_required: identityRequired,
     realtime: { transport: 'socket.io', url: appUrl, path: '/socket.io' },
@@ -21,6 +22,12 @@ export const presentWidgetConfig = (chatbot: Chatbot & { company: Company }, app
     powered_by: brandOf(chatbot.company, appUrl).powered_by,
   };
 };
+
+/** The widget's `language` setting; `auto` (the browser's) unless a language was stored. */
+function languageOf(branding: object): string {
+  const language = (branding as { language?: unknown }).language;
+  return typeof language === 'string' && language ? language : 'auto';
+}
 
 /** The second state endpoint's shape; the first adds `conversation_id` in front. */
 export const presentWidgetState = (conversation: Conversation, messages: Message[], targetSeconds: number) => ({

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { Router, type Request, type Response } from 'express';
@@ -16,12 +16,29 @@ export interface AssetOptions {
   demo?: Pick<Chatbot, 'publicKey' | 'name'>;
 }
 
-/** Files browsers load from this server: the embed script, the default brand logo, and the demo page. */
+/** Where the widget's language catalogues live: one `<code>.json` per language (English is inside widget.js). */
+const WIDGET_CATALOGUE_DIR = join(CLIENT_DIR, 'widget', 'i18n');
+
+/** The languages the widget has a catalogue for, besides English. */
+export const widgetCatalogueCodes = (): string[] =>
+  readdirSync(WIDGET_CATALOGUE_DIR)
+    .filter((file) => /^[a-z]{2}\.json$/.test(file))
+    .map((file) => file.slice(0, 2))
+    .sort();
+
+/** Files browsers load from this server: the embed script and its catalogues, the default brand logo, and the demo page. */
 export function assetRoutes(options: AssetOptions): Router {
   const router = Router();
   const widget = staticText(join(CLIENT_DIR, 'widget', 'widget.js'), 'application/javascript; charset=utf-8');
   // The snippet's URL carries no version, so browsers recheck often (ETag makes that a 304).
   router.get('/widget.js', (req, res) => widget(req, res, 'public, max-age=300'));
+  const catalogues = new Map(widgetCatalogueCodes().map((code) => [code, staticText(join(WIDGET_CATALOGUE_DIR, `${code}.json`), 'application/json; charset=utf-8')]));
+  // Changes with widget.js, so cached as briefly; an unknown code falls through to the usual 404.
+  router.get('/widget/i18n/:language.json', (req, res, next) => {
+    const catalogue = catalogues.get(req.params.language);
+    if (!catalogue) return next();
+    catalogue(req, res, 'public, max-age=300');
+  });
   router.get(DEFAULT_LOGO_PATH, (_req, res) => res.sendFile(join(CLIENT_DIR, 'brand', 'logo.svg'), { maxAge: '1d' }));
   if (options.demo) {
     const html = demoPage(options.appUrl, options.demo);

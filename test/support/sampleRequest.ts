@@ -13,6 +13,7 @@ const PATTERN_SAMPLES: Record<string, string> = {
   '^https:\\/\\/': 'https://push.example.com/send/1',
   '^#(?:[0-9a-f]{3,4}|[0-9a-f]{6}|[0-9a-f]{8})$': '#2563eb',
   '^[A-Za-z]{3}$': 'usd',
+  '^[A-Za-z]{2,3}(?:-[A-Za-z0-9]{1,8})*$': 'en',
   '^([01]\\d|2[0-3]):([0-5]\\d)$': '09:30',
   '^[A-Za-z][A-Za-z0-9_+\\-/]*$': 'UTC',
   '^(?:[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+)?$': '',

@@ -1,4 +1,5 @@
-import { KNOWLEDGE_BODY_LIMIT, SMALL_BODY_LIMIT } from '../../src/http/jsonBody';
+import type { Request, Response } from 'express';
+import { KNOWLEDGE_BODY_LIMIT, SMALL_BODY_LIMIT, storableBody } from '../../src/http/jsonBody';
 import type { Endpoint } from '../../src/openapi/registry';
 import { serialise, type SweepCase } from './sweepCases';
 import type { DocumentValidator } from './sweepDocument';
@@ -32,11 +33,19 @@ export function expectationOf(endpoint: Endpoint, item: SweepCase): Expectation 
   if (item.transport || overBodyLimit(endpoint, item)) return 'transport';
   const schema = item.query !== undefined ? endpoint.query!.schema : endpoint.body!.schema;
   try {
-    return schema.safeParse(item.parsed ?? {}).success ? 'valid' : 'invalid';
+    const input = item.query !== undefined ? item.parsed : storable(item.parsed);
+    return schema.safeParse(input ?? {}).success ? 'valid' : 'invalid';
   } catch {
     // The schema itself throws on this input: whatever the route answers, it must not be a 5xx.
     return 'valid';
   }
+}
+
+/** A body as its route sees it: NUL dropped and lone surrogates replaced (src/http/jsonBody.ts), so `a\u0000b` arrives as `ab`. */
+function storable(parsed: unknown): unknown {
+  const req = { body: parsed } as Request;
+  storableBody(req, {} as Response, () => undefined);
+  return req.body;
 }
 
 /** A body over the route's limit (src/http/jsonBody.ts) is refused with 413 before its schema could see it. */

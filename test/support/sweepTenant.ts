@@ -72,6 +72,7 @@ export async function sweepTenant(options: { liveVisitor?: boolean } = {}): Prom
       canned: String(canned.id),
       suggestion: String(suggestion.id),
       visitor: liveVisitor,
+      language: 'fr',
     },
     references: {
       conversation_id: conversation.publicId,

@@ -45,6 +45,7 @@ export async function answerVisitor(actor: ConversationActor, question: Message,
       chatbot: await actor.chatbot(),
       question: question.content,
       history: await historyBefore(conversation.id, question.id),
+      language: conversation.locale,
       signal: turn.signal,
       onDelta: (delta) => {
         turn.emit({ event: 'delta', data: { delta } });

@@ -21,6 +21,8 @@ export interface VisitorMessageInput {
   /** The route minted this conversation id, so the conversation may not exist yet. */
   create: boolean;
   channel: 'widget' | 'api';
+  /** The visitor's language tag (`fr`, `pt-BR`): the AI is told to answer in it. */
+  locale?: string;
   meta?: Record<string, unknown>;
   visitor?: VisitorDetails;
   /** Verified claims of a widget identity token. */

@@ -147,6 +147,7 @@ function visitorColumns(conversation: Conversation, input: VisitorMessageInput) 
     // The message carries the conversation to the device that sent it (a verified customer's other device).
     visitorKey: input.visitorKey,
     ...(input.identity && { identity: input.identity, identitySub: input.identity.sub }),
+    ...(input.locale && { locale: input.locale }),
     ...(input.visitor && { prechat: prechatAnswers(conversation, input.visitor) }),
     ...(input.meta && { meta: { ...conversation.meta, ...input.meta } }),
   };

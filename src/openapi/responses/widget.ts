@@ -4,6 +4,8 @@ import { conversationStatus, conversationView, handoffState, widgetMessage } fro
 import { id, uuid } from './formats';
 import { named } from './named';
 
+/** The widget's language: `auto` (the browser's) or an ISO 639-1 code; English where no catalogue exists. */
+
 export const widgetConfig = named(
   'WidgetConfig',
   z.object({

@@ -13,12 +13,17 @@ const JWT_OR_NONE = /^(?:[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)?$/;
 const JWT = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
 const NOT_A_JWT = 'The identity token is not valid: it is not a JWT.';
 
+/** A BCP 47 language tag as browsers report it: `en`, `pt-BR`, `zh-Hant-TW`. */
+const LANGUAGE_TAG = /^[A-Za-z]{2,3}(?:-[A-Za-z0-9]{1,8})*$/;
+
 export const streamBody = z.object({
   visitor_id: visitorId,
   message: visitorMessage,
   conversation_id: z.uuid().optional(),
   /** The widget's own id for this message, so a retry is never stored or answered twice. */
   client_id: z.string().max(64).optional(),
+  /** The visitor's language (the widget's, else the browser's), so the AI answers in it. */
+  locale: z.string().max(35).regex(LANGUAGE_TAG, 'The locale must be a language tag such as en or pt-BR.').optional(),
   meta: contextMeta.and(z.object({ visitor: prechatVisitor.optional() })).optional(),
   identity: z.string().max(4000).regex(JWT_OR_NONE, NOT_A_JWT).optional(),
 });

@@ -32,7 +32,7 @@ export const streamEndpoints = [
       schema: streamBody,
       examples: [
         { visitor_id: SAMPLE_VISITOR, message: 'Do you ship to Canada?' },
-        { visitor_id: SAMPLE_VISITOR, message: 'And to Mexico?', client_id: 'm-2', meta: { page_url: 'https://shop.example/faq', visitor: { name: 'Ann', email: 'ann@example.com' } } },
+        { visitor_id: SAMPLE_VISITOR, message: 'And to Mexico?', client_id: 'm-2', locale: 'en-US', meta: { page_url: 'https://shop.example/faq', visitor: { name: 'Ann', email: 'ann@example.com' } } },
       ],
     },
     responses: {
@@ -54,6 +54,7 @@ export const streamEndpoints = [
         visitorKey: body.visitor_id.trim(),
         text: body.message,
         clientId: body.client_id,
+        locale: body.locale,
         create: !body.conversation_id,
         channel: 'widget',
         meta: Object.keys(meta).length ? meta : undefined,
