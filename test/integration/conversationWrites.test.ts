@@ -1,11 +1,11 @@
 import { strict as assert } from 'node:assert';
 import { createTag } from '../../src/domain/catalogue/createTag';
 import { AiSuggestion, Conversation, ConversationEvent, Lead, Message } from '../../src/models';
-import { agentTenant } from '../support/agent';
+import { agentTenant, secondAgentInbox } from '../support/agent';
 import * as make from '../support/factories';
 import { fakeLlm, server } from '../support/hooks';
 import { request } from '../support/http';
-import { connect, Inbox, subscribe, type ClientSocket } from '../support/sockets';
+import type { ClientSocket, Inbox } from '../support/sockets';
 
 type Tenant = Awaited<ReturnType<typeof agentTenant>>;
 
@@ -22,17 +22,7 @@ describe('conversation writes reach other agents live (conversation.updated)', (
     fakeLlm().reset();
   });
 
-  /** A second agent of the workspace with the inbox channel open. */
-  async function secondAgent(t: Tenant): Promise<Inbox> {
-    const token = await make.token(await make.user(t.company, 'agent'), 'agent');
-    const socket = await connect(server().url, { token });
-    sockets.push(socket);
-    const inbox = new Inbox(socket);
-    const channel = `private-company.${t.company.id}`;
-    const auth = await post(token, '/broadcasting/auth', { socket_id: socket.id, channel_name: channel });
-    assert.deepEqual(await subscribe(socket, channel, auth.body.auth), { ok: true });
-    return inbox;
-  }
+  const secondAgent = (t: Tenant) => secondAgentInbox(t.company, sockets);
 
   /** The `conversation.updated` events of this conversation so far, once at least `count` arrived. */
   async function updates(inbox: Inbox, conversation: Conversation, count = 1) {

@@ -110,6 +110,12 @@ const SCENARIOS: Record<string, Scenario> = {
   'POST /api/agent/conversations/{conversation}/release': (t) => call(t, 'POST /api/agent/conversations/{conversation}/release'),
   'POST /api/agent/conversations/{conversation}/resolve': (t) => call(t, 'POST /api/agent/conversations/{conversation}/resolve'),
   'POST /api/agent/conversations/{conversation}/reopen': (t) => call(t, 'POST /api/agent/conversations/{conversation}/reopen'),
+  // Unblocked again at once: the other scenarios write to the same conversation.
+  'POST /api/agent/conversations/{conversation}/block': async (t) => [
+    await call(t, 'POST /api/agent/conversations/{conversation}/block'),
+    await call(t, 'POST /api/agent/conversations/{conversation}/unblock'),
+  ],
+  'POST /api/agent/conversations/{conversation}/unblock': (t) => call(t, 'POST /api/agent/conversations/{conversation}/unblock'),
   'POST /api/agent/conversations/{conversation}/notes': (t) => call(t, 'POST /api/agent/conversations/{conversation}/notes', { body: exampleBody(t, 'POST /api/agent/conversations/{conversation}/notes') }),
   'GET /api/agent/tags': (t) => call(t, 'GET /api/agent/tags'),
   'POST /api/agent/conversations/{conversation}/tags': (t) => call(t, 'POST /api/agent/conversations/{conversation}/tags', { body: exampleBody(t, 'POST /api/agent/conversations/{conversation}/tags') }),
@@ -175,7 +181,7 @@ const SCENARIOS: Record<string, Scenario> = {
   'GET /inbox': async (t) => [await call(t, 'GET /inbox'), await request('GET', '/inbox/conversations/0b4e7a52-6f1c-4a8e-9d3b-2c5f8e1a7b90')],
 };
 
-const SPEC_COUNTS = { v1: 7, portal: 14, agent: 32, widget: 7 };
+const SPEC_COUNTS = { v1: 7, portal: 14, agent: 34, widget: 7 };
 
 /** Every JSON Schema object the document embeds (components, parameters, bodies, answers, events). */
 function embeddedSchemas(validator: DocumentValidator): Array<[string, unknown]> {
@@ -231,7 +237,7 @@ describe('OpenAPI 3.1 document (GET /openapi.json)', function () {
     assert.deepEqual(phantom.map(endpointKey), [], 'documented routes the app does not serve');
   });
 
-  it("keeps each surface's endpoint count: v1 7, portal 14, agent 32, widget 7", () => {
+  it("keeps each surface's endpoint count: v1 7, portal 14, agent 34, widget 7", () => {
     const counts = Object.fromEntries(Object.keys(SPEC_COUNTS).map((surface) => [surface, ENDPOINTS.filter((endpoint) => endpoint.surface === surface).length]));
     assert.deepEqual(counts, SPEC_COUNTS);
   });

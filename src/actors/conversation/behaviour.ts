@@ -3,6 +3,7 @@ import type { ActorBehaviour } from '../runtime/behaviour';
 import { Conversation } from '../../models';
 import { ConversationActor } from './actor';
 import { ConversationRecord } from './record';
+import { block } from './abuse';
 import * as records from './agentRecords';
 import * as agent from './agentTurns';
 import { idleCheck } from './idleClose';
@@ -43,6 +44,7 @@ export function conversationBehaviour(deps: ActorDeps): ActorBehaviour<'conversa
           note: ({ userId, body }) => agent.note(actor, userId, body),
           tag: ({ userId, tagId, attach }) => agent.tag(actor, userId, tagId, attach),
           markRead: () => agent.markRead(actor),
+          block: ({ userId, blocked }) => block(actor, userId, blocked),
           setRevenue: (change) => records.setRevenue(actor, change),
           saveLead: () => records.saveLead(actor),
           saveSummary: ({ summary }) => records.saveSummary(actor, summary),

@@ -1,5 +1,6 @@
 import { verifiedDetails, visitorMayWrite, type VisitorClaim } from '../../domain/conversations/identity';
 import { saveLeadFromMessage } from '../../domain/leads/saveLead';
+import { visitorBlocked } from '../../domain/conversations/abuse';
 import * as moves from '../../domain/conversations/transitions';
 import { assertAllowance } from '../../domain/usage/allowance';
 import { notFound } from '../../errors';
@@ -7,6 +8,7 @@ import { Conversation, Message } from '../../models';
 import { companyChannel } from '../../realtime/channels';
 import type { Turn } from '../runtime/behaviour';
 import type { ConversationActor } from './actor';
+import { refuseBlocked, refuseFlood } from './abuse';
 import { answerTo, answerVisitor } from './aiAnswer';
 import { aiHadLastWord } from './idleClose';
 import type { ConversationView, VisitorChunk, VisitorDetails, VisitorMessageInput, VisitorMessageReply } from './protocol';
@@ -29,8 +31,10 @@ export async function visitorMessage(actor: ConversationActor, input: VisitorMes
   const existing = actor.record.row && writable(actor, { ...input, sub: input.identity?.sub });
   if (!existing && !input.create) throw notFound('Conversation');
   const bot = await actor.chatbot(input.chatbotId);
+  await refuseBlocked(existing, { companyId: bot.companyId, chatbotId: bot.id, visitorKey: input.visitorKey });
 
   const retried = existing && input.clientId ? await Message.findOne({ where: { conversationId: existing.id, clientId: input.clientId, role: 'visitor' } }) : null;
+  if (existing && !retried) await refuseFlood(actor, existing);
   // Only AI calls count against the monthly allowance: a visitor may still write to a person who holds
   // (or is asked for) the conversation. A new or closed conversation is the AI's, so it is checked.
   const aiWillAnswer = !existing || existing.status === 'closed' || moves.aiMayAnswer(existing);
@@ -59,7 +63,7 @@ export async function visitorMessage(actor: ConversationActor, input: VisitorMes
 
 /** The visitor asks for a person: the AI goes quiet, the wait starts, an SLA check is set for the target. */
 export async function requestHandoff(actor: ConversationActor, owner: Owner): Promise<ConversationView> {
-  const conversation = actor.conversation(owner);
+  const conversation = unblocked(actor, owner);
   // A closed conversation first reopens: asking for a person is the visitor coming back.
   if (conversation.status === 'closed') await move(actor, moves.reopenByVisitor(conversation), 'reopened', 'visitor');
   const now = new Date();
@@ -96,9 +100,16 @@ function writable(actor: ConversationActor, visitor: VisitorClaim): Conversation
   return conversation;
 }
 
+/** The visitor's own conversation, unless it is blocked (403): a blocked visitor neither asks for a person nor closes it. */
+function unblocked(actor: ConversationActor, owner: Owner): Conversation {
+  const conversation = actor.conversation(owner);
+  if (conversation.blocked) throw visitorBlocked();
+  return conversation;
+}
+
 /** The widget's "new chat": idempotent; only the visitor who opened the conversation may close it. */
 export async function reset(actor: ConversationActor, owner: Owner): Promise<{ closed: true; conversationId: string }> {
-  const conversation = actor.conversation(owner);
+  const conversation = unblocked(actor, owner);
   // Not an agent's resolution, so no `resolved` event: the conversation simply ends (docs/api.md "Conversations").
   await move(actor, moves.closeByVisitor(conversation, new Date(), await aiHadLastWord(conversation.id)), null, 'visitor');
   await stopSlaClock(actor);

@@ -8,6 +8,7 @@ import { HELD_BATCH, takeHeldMessages, type HeldMessage } from '../../domain/vis
 import { departureMs, isOnline } from '../../domain/visitors/presence';
 import { insertVisitor, type VisitorRecord } from '../../domain/visitors/records';
 import { conversationExists, latestOpenConversation, ownsConversation, type VisitorOnChatbot } from '../../domain/conversations/visitorConversations';
+import { latestConversationBlocked, visitorBlocked } from '../../domain/conversations/abuse';
 import { AppError } from '../../errors';
 import type { PushEvent } from '../../domain/push/events';
 import { visitorDisplayName } from '../../domain/visitors/displayName';
@@ -47,6 +48,11 @@ export class VisitorActor {
   private readonly owned = new Map<string, boolean>();
   /** Chatbot id -> the visitor's latest open conversation there, and when it was read. */
   private readonly latest = new Map<number, { id: string | null; at: number }>();
+  /**
+   * Chatbot id -> whether the visitor is blocked there: read once per activation and chatbot, then
+   * kept current by the conversation actors' `blockChanged`, so a heartbeat costs no query for it.
+   */
+  private readonly blocked = new Map<number, boolean>();
   /** Chatbot id -> the new conversation an invite was sent into, which may not be written yet. */
   private readonly invited = new Map<number, string>();
   private departureTimer: NodeJS.Timeout | undefined;
@@ -63,6 +69,9 @@ export class VisitorActor {
   }
 
   async heartbeat(input: HeartbeatInput): Promise<HeartbeatReply> {
+    const owner: VisitorOnChatbot = { companyId: this.record.companyId, chatbotId: input.chatbotId, visitorKey: this.record.visitorKey };
+    // Before anything is recorded: a blocked visitor leaves no presence or page view behind.
+    if (await this.blockedOn(owner)) throw visitorBlocked();
     const { writer, sequelize } = this.services;
     const now = Date.now();
     const wasOnline = this.online(now);
@@ -80,7 +89,6 @@ export class VisitorActor {
     }
     this.armDeparture();
 
-    const owner: VisitorOnChatbot = { companyId: next.companyId, chatbotId: input.chatbotId, visitorKey: next.visitorKey };
     const passed = input.conversationId ? await this.ownConversation(owner, input.conversationId.toLowerCase()) : undefined;
     const held = this.mayHaveHeld || passed?.firstSeen ? await this.takeHeld(owner) : [];
     const conversationId = await this.conversationFor(owner, passed?.id, held);
@@ -89,8 +97,15 @@ export class VisitorActor {
 
   held(): void {
     this.mayHaveHeld = true;
-    // A held message may come from a conversation this actor has not heard of (an agent's invite).
+    // A held message may come from a conversation this actor has not heard of (an agent's invite),
+    // which may also be the visitor's latest now, and so decide whether they are blocked.
     this.latest.clear();
+    this.blocked.clear();
+  }
+
+  /** A conversation of the visitor on this chatbot was blocked or unblocked: read it again on the next beat. */
+  blockChanged(chatbotId: number): void {
+    this.blocked.delete(chatbotId);
   }
 
   async presence(): Promise<PresenceSnapshot> {
@@ -208,6 +223,14 @@ export class VisitorActor {
     if (this.owned.size >= OWNERSHIP_CACHE) this.owned.clear();
     this.owned.set(id, mine);
     return mine ? { id, firstSeen: true } : undefined;
+  }
+
+  private async blockedOn(owner: VisitorOnChatbot): Promise<boolean> {
+    const known = this.blocked.get(owner.chatbotId);
+    if (known !== undefined) return known;
+    const blocked = await latestConversationBlocked(owner);
+    this.blocked.set(owner.chatbotId, blocked);
+    return blocked;
   }
 
   private async takeHeld(owner: VisitorOnChatbot): Promise<HeldMessage[]> {

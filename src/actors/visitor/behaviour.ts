@@ -39,6 +39,7 @@ export function visitorBehaviour(deps: ActorDeps): ActorBehaviour<'visitor'> {
           heartbeat: (message) => actor.heartbeat(message),
           held: () => actor.held(),
           presence: () => actor.presence(),
+          blockChanged: ({ chatbotId }) => actor.blockChanged(chatbotId),
           inviteConversation: ({ chatbotId }) => actor.inviteConversation(chatbotId),
           depart: ({ lastSeen }) => actor.depart(lastSeen),
         },

@@ -60,6 +60,8 @@ declare module '../runtime/protocol' {
       /** Told by a conversation actor when it stores an agent/system message with `delivered_at` NULL. */
       held: { message: { conversationId: string } };
       presence: { reply: PresenceSnapshot };
+      /** Told by a conversation actor when its `blocked` changed: the next heartbeat on this chatbot reads the block again. */
+      blockChanged: { message: { chatbotId: number } };
       /**
        * Which conversation an agent's invite on this chatbot goes into: the visitor's open one, else
        * a new id. Refused (409 `visitor_left`) when the visitor is no longer on the site. Invites

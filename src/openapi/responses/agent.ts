@@ -20,6 +20,8 @@ export const agentSession = named('AgentSession', z.object({ user: agentUser, co
 
 export const statusOnly = z.object({ status: z.enum(['bot', 'agent', 'closed']) });
 
+export const blockedOnly = z.object({ blocked: z.boolean() });
+
 export const replied = z.object({ message: agentMessage, duplicate: z.literal(true).optional().describe('present when the client_id was used before') });
 
 export const note = z.object({ note: z.object({ id, body: z.string(), author: z.string(), at: displayTime }) });

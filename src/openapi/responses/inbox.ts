@@ -91,8 +91,8 @@ export const activeConversation = named(
     watchers: z.array(z.unknown()).describe(NOT_YET + '`[]`.'),
     watching: z.boolean().describe(NOT_YET + '`false`.'),
     routed_by: z.string().describe('`invite` when an agent\'s invite opened the conversation, else `ai` (automatic routing does not exist yet).'),
-    blocked: z.boolean().describe(NOT_YET + '`false`.'),
-    abuse_strikes: count.describe(NOT_YET + '`0`.'),
+    blocked: z.boolean().describe("true while the visitor is blocked (an agent's block, or the flood rule's third strike): their messages are refused"),
+    abuse_strikes: count.describe('visitor messages refused for flooding (more than 10 in 60 s); 3 block the conversation, an unblock resets it to 0'),
   }),
   'The open thread of the inbox: everything the agent sees about one conversation.',
 );

@@ -5,7 +5,7 @@ import { notFound, validationFailed } from '../../errors';
 import { authOf } from '../../http/authenticate';
 import { NOT_BLANK } from '../../http/validate';
 import { Tag } from '../../models';
-import { note, replied, statusOnly } from '../../openapi/responses/agent';
+import { blockedOnly, note, replied, statusOnly } from '../../openapi/responses/agent';
 import { openElsewhere } from '../../openapi/responses/conversations';
 import { id as recordIdShape } from '../../openapi/responses/formats';
 import { presentSentMessage } from '../../presenters/message';
@@ -46,6 +46,21 @@ const move = (type: 'takeover' | 'release' | 'reopen', summary: string) =>
     },
   });
 
+/** block, unblock: the visitor's messages are refused while the conversation is blocked. */
+const blocking = (type: 'block' | 'unblock', summary: string, description: string) =>
+  endpoint({
+    ...handles,
+    method: 'post',
+    path: `/api/agent/conversations/{conversation}/${type}`,
+    summary,
+    description,
+    responses: { 200: { description: 'Whether the conversation is blocked now.', json: blockedOnly } },
+    handler: async ({ actors }, req, res) => {
+      const { user, id } = await target(req);
+      res.json(await actors.ask('conversation', id, { type: 'block', userId: user.id, blocked: type === 'block' }));
+    },
+  });
+
 /**
  * What agents do to a conversation. Each action is a message to the conversation's actor, wherever it
  * lives, so it is ordered with the visitor's messages and the AI's replies and emits its events once.
@@ -82,6 +97,16 @@ export const conversationEndpoints = [
     },
   }),
   move('reopen', 'Reopen a closed conversation (back to the AI)'),
+  blocking(
+    'block',
+    'Block the visitor (extension)',
+    'From now on the visitor\'s widget stream, heartbeat, handoff, reset and v1 send answer 403 `blocked` and store nothing, on this chatbot, until an agent unblocks: also for a new conversation while this one is their latest. Event `blocked` (source agent) and `conversation.updated`; a repeat writes nothing.',
+  ),
+  blocking(
+    'unblock',
+    'Unblock the visitor (extension)',
+    'The visitor may write again; `abuse_strikes` goes back to 0. Event `unblocked` (source agent) and `conversation.updated`; a repeat writes nothing.',
+  ),
   endpoint({
     ...handles,
     method: 'post',

@@ -8,7 +8,7 @@ import { conversationState, latestState, resetAnswer } from '../../openapi/respo
 import { presentConversationView, presentWidgetState } from '../../presenters/widget';
 import { endpoint } from '../endpoint';
 import { continueCustomerConversation, IDENTITY_HEADER, identityOf } from './customerConversation';
-import { conversationBody, identityToken, NO_CHATBOT, NOT_THEIRS, perIp, SAMPLE_CONVERSATION, SAMPLE_VISITOR, stateQuery } from './schemas';
+import { BLOCKED, conversationBody, identityToken, NO_CHATBOT, NOT_THEIRS, perIp, SAMPLE_CONVERSATION, SAMPLE_VISITOR, stateQuery } from './schemas';
 
 /**
  * The header the state reads also take the visitor id in. The id is the only key to a transcript, and
@@ -93,7 +93,7 @@ export const conversationEndpoints = [
     summary: "Close the visitor's conversation (idempotent); the widget then opens a new one",
     limit: perIp('widget-reset', 30),
     body: { schema: conversationBody, examples: [{ visitor_id: SAMPLE_VISITOR, conversation_id: SAMPLE_CONVERSATION }] },
-    responses: { 200: { description: 'Closed (the same answer on repeats).', json: resetAnswer }, 404: NOT_THEIRS },
+    responses: { 200: { description: 'Closed (the same answer on repeats).', json: resetAnswer }, 403: BLOCKED, 404: NOT_THEIRS },
     handler: async ({ actors, body }, req, res) => {
       const { owner, conversationId } = await ownConversation(req.params.key, body());
       const closed = await actors.ask('conversation', conversationId, { type: 'reset', ...owner });
@@ -107,7 +107,7 @@ export const conversationEndpoints = [
     summary: 'Ask for a person',
     limit: perIp('widget-handoff', 30),
     body: { schema: conversationBody, examples: [{ visitor_id: SAMPLE_VISITOR, conversation_id: SAMPLE_CONVERSATION }] },
-    responses: { 200: { description: 'Where the conversation stands now.', json: conversationView }, 404: NOT_THEIRS, 409: openElsewhere },
+    responses: { 200: { description: 'Where the conversation stands now.', json: conversationView }, 403: BLOCKED, 404: NOT_THEIRS, 409: openElsewhere },
     handler: async ({ actors, body }, req, res) => {
       const { owner, conversationId } = await ownConversation(req.params.key, body());
       const view = await actors.ask('conversation', conversationId, { type: 'requestHandoff', ...owner });

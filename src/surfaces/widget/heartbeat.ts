@@ -5,7 +5,7 @@ import { visitorId } from '../../http/visitorFields';
 import { heartbeatAnswer } from '../../openapi/responses/widget';
 import { endpoint } from '../endpoint';
 import { heartbeatChatbot } from './heartbeatChatbot';
-import { NO_CHATBOT, perIp, SAMPLE_VISITOR } from './schemas';
+import { BLOCKED, NO_CHATBOT, perIp, SAMPLE_VISITOR } from './schemas';
 
 const httpUrl = z.url({ protocol: /^https?$/, error: 'The url field must be a valid URL.' }).max(2048);
 
@@ -40,7 +40,7 @@ export const heartbeatEndpoints = [
       schema: heartbeatBody,
       examples: [{ visitor_id: SAMPLE_VISITOR, url: 'https://shop.example/shoes', title: 'Shoes', referrer: '', conversation_id: null }],
     },
-    responses: { 200: { description: 'The interval, the conversation to show and waiting messages.', json: heartbeatAnswer }, 404: NO_CHATBOT },
+    responses: { 200: { description: 'The interval, the conversation to show and waiting messages.', json: heartbeatAnswer }, 403: BLOCKED, 404: NO_CHATBOT },
     handler: async ({ actors, body: parseBody }, req, res) => {
       const chatbot = await heartbeatChatbot(req.params.key);
       const body = parseBody();

@@ -44,5 +44,8 @@ export const perIp = (name: string, points: number): RouteLimit => ({ name, poin
 export const NO_CHATBOT = 'No active chatbot has that key (unknown key, disabled chatbot or suspended workspace).';
 export const NOT_THEIRS = 'No active chatbot has that key, or the conversation is not this visitor’s on this chatbot.';
 
+/** A blocked visitor's widget requests (docs/api.md "Blocking and the flood rule"). */
+export const BLOCKED = 'The visitor is blocked on this chatbot (`blocked`, with a `message` to show): nothing of theirs was stored.';
+
 export const SAMPLE_VISITOR = 'visitor-3f9a1c';
 export const SAMPLE_CONVERSATION = '0b4e7a52-6f1c-4a8e-9d3b-2c5f8e1a7b90';

@@ -13,7 +13,7 @@ import { SseStream } from '../../http/sse';
 import type { OpenCount } from '../../ops/metrics';
 import { streamEvents } from '../../openapi/responses/widget';
 import { endpoint } from '../endpoint';
-import { NOT_THEIRS, perIp, SAMPLE_VISITOR, streamBody } from './schemas';
+import { BLOCKED, NOT_THEIRS, perIp, SAMPLE_VISITOR, streamBody } from './schemas';
 
 /** The widget stream's `error` event codes (docs/api.md "Widget"); anything else a client sees as `internal`. */
 const SSE_ERROR_CODES = new Set(['provider_unreachable', 'limit_reached', 'handoff']);
@@ -37,9 +37,10 @@ export const streamEndpoints = [
     },
     responses: {
       200: { description: 'The reply as `text/event-stream`.', media: 'text/event-stream', events: streamEvents },
+      403: BLOCKED,
       404: NOT_THEIRS,
       422: 'Validation failed, or the chatbot needs an identity token and none (or an invalid one) was sent (`errors.identity`).',
-      429: 'The route limit, or the monthly allowance is spent (`limit_reached`); nothing was stored.',
+      429: 'The route limit, the monthly allowance is spent (`limit_reached`), or more than 10 visitor messages in 60 s in this conversation (`flooding`, a strike; the third blocks the visitor); nothing was stored.',
       503: 'The conversation is moving between servers (`actor_unavailable`); retry after `Retry-After`.',
     },
     handler: async ({ ctx, actors, body: parseBody }, req, res) => {
