@@ -44,7 +44,7 @@ describe('derived conversation facts', () => {
         const start = process.hrtime.bigint();
         for (let i = 0; i < runs; i++) detectLanguage(text);
         const microseconds = Number(process.hrtime.bigint() - start) / 1000 / runs;
-        // 0.1 to 1 ms on the 2-core development machine under load (docs/api.md); the bound leaves room for a slower CI.
+        // 0.1 to 1 ms on the 2-core development machine under load (docs/architecture.md); the bound leaves room for a slower CI.
         assert.ok(microseconds < 10_000, `${name}: ${microseconds.toFixed(0)} us per detection`);
       }
     });
