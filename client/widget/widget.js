@@ -788,7 +788,7 @@
     var cur = S.cur = { job: job, ctrl: ctrl, rec: null, vid: null, finished: false, sealed: false, cancelled: false };
     job.rec.sent = true;
     typing(true);
-    var body = { visitor_id: S.visitor, message: job.text, client_id: job.clientId, locale: S.locale, meta: pageMeta() };
+    var body = { visitor_id: S.visitor, message: job.text, client_id: job.clientId, locale: S.locale, meta: pageMeta(), timezone: Intl.DateTimeFormat().resolvedOptions().timeZone };
     if (S.conv) body.conversation_id = S.conv;
     if (S.identity && !S.identityRefused) body.identity = S.identity;
 
@@ -1112,7 +1112,7 @@
     if (document.hidden && S.hiddenAt && Date.now() - S.hiddenAt > HIDDEN_PAUSE_MS) return; // visibilitychange resumes
     S.hbBusy = true;
     var conv = S.conv;
-    var body = { visitor_id: S.visitor, url: truncate(location.href, 2000) };
+    var body = { visitor_id: S.visitor, url: truncate(location.href, 2000), timezone: Intl.DateTimeFormat().resolvedOptions().timeZone };
     if (document.title) body.title = truncate(document.title, 300);
     if (document.referrer) body.referrer = truncate(document.referrer, 2000);
     if (conv) body.conversation_id = conv;

@@ -36,6 +36,8 @@ export class Conversation extends Model<InferAttributes<Conversation>, InferCrea
   declare meta: CreationOptional<Record<string, unknown>>;
   declare prechat: CreationOptional<Array<{ field: string; value: string }>>;
   declare locale: CreationOptional<string | null>;
+  /** The IANA zone the widget reported with the visitor's messages. */
+  declare timezone: CreationOptional<string | null>;
   declare detectedLanguage: CreationOptional<string | null>;
   declare summary: CreationOptional<string | null>;
   declare summaryAt: CreationOptional<Date | null>;
@@ -89,6 +91,7 @@ export class Conversation extends Model<InferAttributes<Conversation>, InferCrea
         meta: { type: DataTypes.JSONB, allowNull: false, defaultValue: {} },
         prechat: { type: DataTypes.JSONB, allowNull: false, defaultValue: [] },
         locale: { type: DataTypes.STRING(35), allowNull: true },
+        timezone: { type: DataTypes.STRING(64), allowNull: true },
         detectedLanguage: { type: DataTypes.STRING(35), allowNull: true },
         summary: { type: DataTypes.TEXT, allowNull: true },
         summaryAt: { type: DataTypes.DATE, allowNull: true },

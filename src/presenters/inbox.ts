@@ -84,7 +84,7 @@ export function presentActiveConversation(active: ActiveConversation, userId: nu
     browser: text(visitor?.browser),
     os: text(visitor?.os),
     country: text(visitor?.country),
-    timezone: text(visitor?.timezone),
+    timezone: text(c.timezone, visitor?.timezone),
     page_views: visitor?.pageViews ?? 0,
     prechat: c.prechat,
     prechat_greeting: prechatOf(chatbot).greeting,

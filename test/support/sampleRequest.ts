@@ -16,6 +16,7 @@ const PATTERN_SAMPLES: Record<string, string> = {
   '^[A-Za-z]{2,3}(?:-[A-Za-z0-9]{1,8})*$': 'en',
   '^([01]\\d|2[0-3]):([0-5]\\d)$': '09:30',
   '^[A-Za-z][A-Za-z0-9_+\\-/]*$': 'UTC',
+  '^(?:[A-Za-z][A-Za-z_-]*(?:\\/[A-Za-z0-9_+-]+)+|[A-Z][A-Z0-9+-]{1,9})?$': 'UTC',
   '^(?:[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+)?$': '',
   // Any JWT-shaped value: the tenant's signed token replaces it (test/support/sweepTenant.ts).
   '^[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+$': 'e30.e30.c2ln',

@@ -1,4 +1,5 @@
 import { recordOutcome, recordSuggestion } from '../../domain/assist/aiSuggestions';
+import type { SummaryAnswer } from '../../domain/assist/parseSummaryAnswer';
 import type { ParsedTagSuggestion } from '../../domain/assist/parseTagAnswer';
 import { replaceTagSuggestions } from '../../domain/assist/suggestTags';
 import { setConversationTag } from '../../domain/catalogue/conversationTags';
@@ -33,9 +34,9 @@ export async function setRevenue(actor: ConversationActor, change: RevenueChange
 
 export const saveLead = (actor: ConversationActor): Promise<SavedLead> => recorded(actor, (unit) => upsertLead(unit.conversation, unit.transaction));
 
-export async function saveSummary(actor: ConversationActor, summary: string): Promise<{ summaryAt: string }> {
+export async function saveSummary(actor: ConversationActor, { summary, intent }: SummaryAnswer): Promise<{ summaryAt: string }> {
   const summaryAt = new Date();
-  await recorded(actor, async (unit) => void unit.change({ summary, summaryAt }));
+  await recorded(actor, async (unit) => void unit.change({ summary, summaryAt, ...(intent && { intent }) }));
   return { summaryAt: summaryAt.toISOString() };
 }
 

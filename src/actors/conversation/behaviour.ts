@@ -47,7 +47,7 @@ export function conversationBehaviour(deps: ActorDeps): ActorBehaviour<'conversa
           block: ({ userId, blocked }) => block(actor, userId, blocked),
           setRevenue: (change) => records.setRevenue(actor, change),
           saveLead: () => records.saveLead(actor),
-          saveSummary: ({ summary }) => records.saveSummary(actor, summary),
+          saveSummary: (answer) => records.saveSummary(actor, answer),
           replaceSuggestedTags: ({ suggestions }) => records.replaceSuggestedTags(actor, suggestions),
           keepSuggestion: ({ userId, suggestion, announce }) => records.keepSuggestion(actor, userId, suggestion, announce),
           suggestionOutcome: ({ suggestionId, outcome }) => records.suggestionOutcome(actor, suggestionId, outcome),

@@ -1,3 +1,4 @@
+import type { SummaryAnswer } from '../../domain/assist/parseSummaryAnswer';
 import type { ParsedTagSuggestion } from '../../domain/assist/parseTagAnswer';
 import type { VisitorClaim, VisitorIdentity } from '../../domain/conversations/identity';
 import type { ProductRecommendation } from '../../domain/integrations/recommendations';
@@ -27,6 +28,8 @@ export interface VisitorMessageInput {
   visitor?: VisitorDetails;
   /** Verified claims of a widget identity token. */
   identity?: VisitorIdentity;
+  /** The IANA zone the widget reported (one the server knows). */
+  timezone?: string;
 }
 
 /** What a streaming caller (the widget's SSE) receives before the reply settles. */
@@ -119,7 +122,8 @@ declare module '../runtime/protocol' {
       setRevenue: { message: RevenueChange; reply: Revenue };
       saveLead: { reply: SavedLead };
       /** `summaryAt` is ISO 8601. */
-      saveSummary: { message: { summary: string }; reply: { summaryAt: string } };
+      /** A null `intent` (the model named none) keeps the one stored. */
+      saveSummary: { message: SummaryAnswer; reply: { summaryAt: string } };
       replaceSuggestedTags: { message: { suggestions: ParsedTagSuggestion[] }; reply: { stored: number } };
       /** `announce`: a drafted suggestion nobody asked for (`copilot_autostart`), sent to the agent as `suggestion.ready`. */
       keepSuggestion: { message: AgentRef & { suggestion: string | null; announce?: boolean }; reply: { id: number } };

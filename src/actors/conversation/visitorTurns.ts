@@ -1,4 +1,5 @@
 import { verifiedDetails, visitorMayWrite, type VisitorClaim } from '../../domain/conversations/identity';
+import { visitorLanguage } from '../../domain/conversations/language';
 import { saveLeadFromMessage } from '../../domain/leads/saveLead';
 import { visitorBlocked } from '../../domain/conversations/abuse';
 import * as moves from '../../domain/conversations/transitions';
@@ -136,6 +137,9 @@ async function store(actor: ConversationActor, input: VisitorMessageInput): Prom
     if (!record.row) unit.emit('conversation.created', [companyChannel(conversation.companyId)], () => actor.eventData());
     else if (reopening) actor.updated(unit);
     unit.change({ ...reopening, ...visitorColumns(conversation, input) });
+    // Before the line is added, so the message is not read twice; a text still too short to tell keeps the earlier value.
+    const language = await visitorLanguage(conversation, input.text, unit.transaction);
+    if (language) unit.change({ detectedLanguage: language });
     const line = await unit.addLine({ role: 'visitor', content: input.text, clientId: input.clientId ?? null }, 'add');
     const lead = autoActions && (await saveLeadFromMessage({ ...conversation.get(), ...unit.changes }, input.text, unit.transaction));
     // A new conversation is announced whole (`conversation.created`), and a reopened one already is.
@@ -155,6 +159,7 @@ function visitorColumns(conversation: Conversation, input: VisitorMessageInput) 
     ...(details.name && { visitorName: details.name }),
     ...(details.email && { visitorEmail: details.email }),
     ...(details.phone && { visitorPhone: details.phone }),
+    ...(input.timezone && { timezone: input.timezone }),
     // The message carries the conversation to the device that sent it (a verified customer's other device).
     visitorKey: input.visitorKey,
     ...(input.identity && { identity: input.identity, identitySub: input.identity.sub }),

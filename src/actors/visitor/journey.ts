@@ -10,6 +10,7 @@ export interface Beat {
   userAgent?: string;
   country?: string;
   locale?: string;
+  timezone?: string;
   /** The chatbot's `behavior_tracking`; off, the beat records presence only. */
   trackBehavior: boolean;
 }
@@ -28,6 +29,7 @@ export function applyBeat(previous: VisitorRecord, beat: Beat, now: number): { n
     chatbotId: beat.chatbotId,
     country: beat.country ?? previous.country,
     locale: beat.locale ?? previous.locale,
+    timezone: beat.timezone ?? previous.timezone,
     userAgent: beat.userAgent ?? previous.userAgent,
     device: agent ? agent.device : previous.device,
     browser: agent ? agent.browser : previous.browser,

@@ -19,6 +19,8 @@ export interface HeartbeatInput {
   /** ISO 3166 alpha-2, upper case, from the edge's country header. */
   country?: string;
   locale?: string;
+  /** The IANA zone the widget reported (one the server knows). */
+  timezone?: string;
 }
 
 /** A held message as the widget receives it; `at` is ISO 8601 with offset. */

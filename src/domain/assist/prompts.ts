@@ -2,6 +2,7 @@ import type { Chatbot } from '../../models';
 import type { StripeSubscription } from '../integrations/stripe';
 import type { Passage } from '../knowledge/retrieve';
 import type { CustomerProfile } from './customerProfile';
+import { INTENTS } from './parseSummaryAnswer';
 
 // The prompts of the agent's AI assist. Each states what to produce and that nothing else may be
 // around it, since the answer goes to an agent's composer (or a parser) as it is.
@@ -58,7 +59,9 @@ export function enhanceSystem(mode: EnhanceMode): string {
 export const SUMMARY_SYSTEM = [
   'You summarise a website support chat for a human agent who is about to handle it.',
   'State what the visitor wants, what has already been answered or done, and what is still open, in two to four short sentences of plain text, in the language of the conversation.',
-  'Name the visitor and quote order numbers, amounts or dates only when the conversation gives them. Answer with the summary only.',
+  'Name the visitor and quote order numbers, amounts or dates only when the conversation gives them.',
+  // The intent rides on the same call (no second request); parseSummaryAnswer takes the line back out.
+  `Then, on a last line of its own, write "Intent: " and the one word from this list that best names what the visitor wants: ${INTENTS.join(', ')}. Answer with the summary and that line only.`,
 ].join('\n\n');
 
 export const summaryRequest = (transcript: string, customer: CustomerProfile | null): string =>

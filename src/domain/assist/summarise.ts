@@ -5,6 +5,7 @@ import { settingsOf } from '../chatbots/flags';
 import { callModel, endpointFor } from './callModel';
 import type { ConversationWithChatbot } from '../conversations/findConversation';
 import { customerProfile } from './customerProfile';
+import { parseSummaryAnswer, type SummaryAnswer } from './parseSummaryAnswer';
 import { SUMMARY_SYSTEM, summaryRequest } from './prompts';
 import { asTranscript, recentTurns } from './transcript';
 
@@ -19,11 +20,12 @@ const MAX_TOKENS = 400;
 
 /**
  * Summarises the transcript (and, with `copilot_use_profile`, the customer context) with the
- * chatbot's model. 422 when the chatbot's copilot is off, there is nothing to summarise, no provider
- * key to do it with, or the model answers nothing. Only reads: the caller stores the summary through
+ * chatbot's model, which names the visitor's intent in the same answer. 422 when the chatbot's
+ * copilot is off, there is nothing to summarise, no provider key to do it with, or the model
+ * answers nothing. Only reads: the caller stores the summary through
  * the conversation's actor.
  */
-export async function summariseConversation(deps: AppContext, input: SummaryInput): Promise<string> {
+export async function summariseConversation(deps: AppContext, input: SummaryInput): Promise<SummaryAnswer> {
   const { company, userId, conversation } = input;
   if (!settingsOf(conversation.chatbot).copilot) throw unprocessable('AI assist (copilot) is switched off for this chatbot.');
   const turns = await recentTurns(conversation, WINDOW);
@@ -39,7 +41,7 @@ export async function summariseConversation(deps: AppContext, input: SummaryInpu
     kind: 'summary',
     request: { system: SUMMARY_SYSTEM, messages: [{ role: 'user', content: summaryRequest(asTranscript(turns), customer) }], maxTokens: MAX_TOKENS, temperature: 0.2 },
   });
-  const summary = completion.text.trim();
-  if (!summary) throw unprocessable('The AI returned an empty summary; try again.');
-  return summary;
+  const answer = parseSummaryAnswer(completion.text);
+  if (!answer.summary) throw unprocessable('The AI returned an empty summary; try again.');
+  return answer;
 }

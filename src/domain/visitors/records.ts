@@ -2,8 +2,8 @@ import { QueryTypes, type Sequelize } from 'sequelize';
 
 /**
  * What the visitor actor keeps of a `visitors` row and writes back. Times are epoch milliseconds, so
- * a record survives JSON (actor replies) and compares cheaply. Name, email, phone and timezone are
- * not here: conversations fill them, and presence writes never touch them.
+ * a record survives JSON (actor replies) and compares cheaply. Name, email and phone are not here:
+ * conversations fill them, and presence writes never touch them.
  */
 export interface VisitorRecord {
   /** `visitors.id`; null until the row exists. */
@@ -20,6 +20,8 @@ export interface VisitorRecord {
   browser: string | null;
   os: string | null;
   locale: string | null;
+  /** The IANA zone the widget reported. */
+  timezone: string | null;
   userAgent: string | null;
   pageViews: number;
   firstSeenAt: number | null;
@@ -47,6 +49,7 @@ interface VisitorRow {
   browser: string | null;
   os: string | null;
   locale: string | null;
+  timezone: string | null;
   user_agent: string | null;
   page_views: number;
   first_seen_at: Date;
@@ -54,7 +57,8 @@ interface VisitorRow {
 }
 
 /** The columns presence owns, in the order of every statement below. */
-const COLUMNS = 'company_id, chatbot_id, visitor_key, page, title, referrer, entry_page, country, device, browser, os, locale, user_agent, page_views, first_seen_at, last_seen_at';
+const COLUMNS =
+  'company_id, chatbot_id, visitor_key, page, title, referrer, entry_page, country, device, browser, os, locale, timezone, user_agent, page_views, first_seen_at, last_seen_at';
 
 /** A record for a visitor never seen before. */
 export const blankVisitor = (companyId: number, visitorKey: string): VisitorRecord => ({
@@ -71,6 +75,7 @@ export const blankVisitor = (companyId: number, visitorKey: string): VisitorReco
   browser: null,
   os: null,
   locale: null,
+  timezone: null,
   userAgent: null,
   pageViews: 0,
   firstSeenAt: null,
@@ -79,7 +84,7 @@ export const blankVisitor = (companyId: number, visitorKey: string): VisitorReco
 
 export async function loadVisitor(sequelize: Sequelize, companyId: number, visitorKey: string): Promise<VisitorRecord> {
   const [row] = await sequelize.query<VisitorRow>(
-    `SELECT id, chatbot_id, page, title, referrer, entry_page, country, device, browser, os, locale, user_agent, page_views, first_seen_at, last_seen_at
+    `SELECT id, chatbot_id, page, title, referrer, entry_page, country, device, browser, os, locale, timezone, user_agent, page_views, first_seen_at, last_seen_at
        FROM visitors WHERE company_id = $1 AND visitor_key = $2`,
     { bind: [companyId, visitorKey], type: QueryTypes.SELECT },
   );
@@ -98,6 +103,7 @@ export async function loadVisitor(sequelize: Sequelize, companyId: number, visit
     browser: row.browser,
     os: row.os,
     locale: row.locale,
+    timezone: row.timezone,
     userAgent: row.user_agent,
     pageViews: row.page_views,
     firstSeenAt: new Date(row.first_seen_at).getTime(),
@@ -107,13 +113,13 @@ export async function loadVisitor(sequelize: Sequelize, companyId: number, visit
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 const valuesOf = (v: VisitorRecord) => [
-  v.companyId, v.chatbotId, v.visitorKey, v.page, v.title, v.referrer, v.entryPage, v.country, v.device, v.browser, v.os, v.locale, v.userAgent,
+  v.companyId, v.chatbotId, v.visitorKey, v.page, v.title, v.referrer, v.entryPage, v.country, v.device, v.browser, v.os, v.locale, v.timezone, v.userAgent,
   v.pageViews, iso(v.firstSeenAt ?? v.lastSeenAt), iso(v.lastSeenAt),
 ];
 
 const UPDATE_SET = `chatbot_id = EXCLUDED.chatbot_id, page = EXCLUDED.page, title = EXCLUDED.title, referrer = EXCLUDED.referrer,
   entry_page = EXCLUDED.entry_page, country = EXCLUDED.country, device = EXCLUDED.device, browser = EXCLUDED.browser, os = EXCLUDED.os,
-  locale = EXCLUDED.locale, user_agent = EXCLUDED.user_agent, page_views = EXCLUDED.page_views,
+  locale = EXCLUDED.locale, timezone = EXCLUDED.timezone, user_agent = EXCLUDED.user_agent, page_views = EXCLUDED.page_views,
   first_seen_at = LEAST(visitors.first_seen_at, EXCLUDED.first_seen_at), last_seen_at = EXCLUDED.last_seen_at, updated_at = now()`;
 
 /**
@@ -124,12 +130,12 @@ const UPDATE_SET = `chatbot_id = EXCLUDED.chatbot_id, page = EXCLUDED.page, titl
 export async function insertVisitor(sequelize: Sequelize, visitor: VisitorRecord): Promise<number> {
   const [row] = await sequelize.query<{ visitor_id: string }>(
     `WITH v AS (
-       INSERT INTO visitors (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
+       INSERT INTO visitors (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
        ON CONFLICT (company_id, visitor_key) DO UPDATE SET ${UPDATE_SET}
        RETURNING id
      ), first_view AS (
        INSERT INTO page_views (company_id, visitor_id, url, title, referrer, viewed_at)
-       SELECT $1, v.id, $4, $5, $6, $16 FROM v WHERE $4::text IS NOT NULL
+       SELECT $1, v.id, $4, $5, $6, $17 FROM v WHERE $4::text IS NOT NULL
      )
      SELECT id AS visitor_id FROM v`,
     { bind: valuesOf(visitor), type: QueryTypes.SELECT },
@@ -155,16 +161,16 @@ function columns<T>(rows: readonly T[], pick: (row: T) => unknown[], width: numb
 export async function upsertVisitors(sequelize: Sequelize, visitors: readonly VisitorRecord[], views: readonly PageViewRecord[]): Promise<void> {
   if (!visitors.length && !views.length) return;
   const sorted = [...visitors].sort((a, b) => a.companyId - b.companyId || (a.visitorKey < b.visitorKey ? -1 : a.visitorKey > b.visitorKey ? 1 : 0));
-  const v = columns(sorted, valuesOf, 16);
+  const v = columns(sorted, valuesOf, 17);
   const p = columns(views, (r) => [r.companyId, r.visitorId, r.url, r.title, r.referrer, iso(r.viewedAt)], 6);
   await sequelize.query(
     `WITH upserted AS (
        INSERT INTO visitors (${COLUMNS})
        SELECT v.company_id, CASE WHEN EXISTS (SELECT 1 FROM chatbots b WHERE b.id = v.chatbot_id) THEN v.chatbot_id END,
-              v.visitor_key, v.page, v.title, v.referrer, v.entry_page, v.country, v.device, v.browser, v.os, v.locale, v.user_agent,
-              v.page_views, v.first_seen_at, v.last_seen_at
+              v.visitor_key, v.page, v.title, v.referrer, v.entry_page, v.country, v.device, v.browser, v.os, v.locale, v.timezone,
+              v.user_agent, v.page_views, v.first_seen_at, v.last_seen_at
          FROM unnest($1::int[], $2::int[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[],
-                     $10::text[], $11::text[], $12::text[], $13::text[], $14::int[], $15::timestamptz[], $16::timestamptz[])
+                     $10::text[], $11::text[], $12::text[], $13::text[], $14::text[], $15::int[], $16::timestamptz[], $17::timestamptz[])
               WITH ORDINALITY AS v(${COLUMNS}, n)
         WHERE EXISTS (SELECT 1 FROM companies c WHERE c.id = v.company_id)
         ORDER BY v.n
@@ -174,7 +180,7 @@ export async function upsertVisitors(sequelize: Sequelize, visitors: readonly Vi
      ), viewed AS (
        INSERT INTO page_views (company_id, visitor_id, url, title, referrer, viewed_at)
        SELECT p.company_id, p.visitor_id, p.url, p.title, p.referrer, p.viewed_at
-         FROM unnest($17::int[], $18::bigint[], $19::text[], $20::text[], $21::text[], $22::timestamptz[])
+         FROM unnest($18::int[], $19::bigint[], $20::text[], $21::text[], $22::text[], $23::timestamptz[])
               WITH ORDINALITY AS p(company_id, visitor_id, url, title, referrer, viewed_at, n)
         WHERE EXISTS (SELECT 1 FROM visitors x WHERE x.id = p.visitor_id)
         ORDER BY p.n -- ids in the order the pages were seen (a semi-join may reorder rows)

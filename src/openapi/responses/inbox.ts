@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { INTENTS } from '../../domain/assist/parseSummaryAnswer';
 import { INBOX_GROUPS } from '../../domain/inbox/groups';
 import { conversationStatus, handoffState, agentMessage } from './conversations';
 import { count, displayDate, displayTime, displayTimeOrEmpty, id, relativeTime, uuid } from './formats';
@@ -58,7 +59,10 @@ export const activeConversation = named(
     referrer: z.string(),
     entry_page: z.string(),
     locale: z.string(),
-    detected_language: z.string().describe(NOT_YET + '`""`.'),
+    detected_language: z
+      .string()
+      .regex(/^(?:[a-z]{2})?$/)
+      .describe('ISO 639-1 code of the language of the visitor\'s messages, detected once they hold 20 letters and again with each message; `""` before.'),
     joined: displayDate,
     msg_count: count,
     group,
@@ -72,7 +76,7 @@ export const activeConversation = named(
     browser: z.string(),
     os: z.string(),
     country: z.string(),
-    timezone: z.string().describe(NOT_YET + '`""`.'),
+    timezone: z.string().describe('The IANA zone the widget reported with the visitor\'s messages, else with their heartbeats (`Europe/Paris`); `""` when unknown.'),
     page_views: count,
     prechat: z.array(z.object({ field: z.string(), value: z.string() })),
     prechat_greeting: z.string(),
@@ -83,7 +87,7 @@ export const activeConversation = named(
     revenue_label: z.string(),
     summary: z.string(),
     summary_at: displayTimeOrEmpty,
-    intent: z.string().describe(NOT_YET + '`""`.'),
+    intent: z.enum([...INTENTS, '']).describe('What the visitor wants, named by the latest summary call (same call, no extra cost); `""` before the first.'),
     lead_id: id.nullable(),
     lead_status: z.enum(['new', 'contacted', 'won', 'lost']).nullable(),
     messages: z.array(agentMessage),

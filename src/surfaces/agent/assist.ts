@@ -76,10 +76,10 @@ export const assistEndpoints = [
     ...handles,
     method: 'post',
     path: '/api/agent/conversations/{conversation}/summary',
-    summary: 'Summarise the conversation (one AI call) and refresh AI tag suggestions',
+    summary: 'Summarise the conversation and name its intent (one AI call), and refresh AI tag suggestions',
     limit: perUser('agent-summary', 10),
     responses: {
-      200: { description: 'The stored summary.', json: z.object({ summary: z.string(), summary_at: displayTimeShape }) },
+      200: { description: 'The stored summary; the intent the same answer named is stored as the conversation\'s `intent`.', json: z.object({ summary: z.string(), summary_at: displayTimeShape }) },
       422: 'There is nothing to summarise yet, no provider key is configured, or the model answered nothing.',
       429: allowance,
       ...provider,
@@ -87,8 +87,8 @@ export const assistEndpoints = [
     handler: async ({ ctx, actors }, req, res) => {
       const { company, user } = authOf(req);
       const conversation = await conversationOf(company.id, req.params.conversation);
-      const summary = await summariseConversation(ctx, { company, userId: user.id, conversation });
-      const { summaryAt } = await actors.ask('conversation', conversation.publicId, { type: 'saveSummary', summary });
+      const { summary, intent } = await summariseConversation(ctx, { company, userId: user.id, conversation });
+      const { summaryAt } = await actors.ask('conversation', conversation.publicId, { type: 'saveSummary', summary, intent });
       await refreshTagSuggestions(ctx, actors, conversation, user.id);
       res.json({ summary, summary_at: displayTime(new Date(summaryAt)) });
     },

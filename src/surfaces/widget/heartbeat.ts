@@ -1,7 +1,7 @@
 import type { Request } from 'express';
 import { z } from 'zod';
 import { visitorActorId, type HeartbeatReply } from '../../actors/visitor/protocol';
-import { visitorId } from '../../http/visitorFields';
+import { visitorId, visitorTimezone } from '../../http/visitorFields';
 import { heartbeatAnswer } from '../../openapi/responses/widget';
 import { endpoint } from '../endpoint';
 import { heartbeatChatbot } from './heartbeatChatbot';
@@ -16,6 +16,7 @@ export const heartbeatBody = z.object({
   // document.referrer is '' when there is none, so empty is allowed (and means "none").
   referrer: z.string().max(2048).nullish(),
   conversation_id: z.uuid().nullish(),
+  timezone: visitorTimezone,
 });
 
 const USER_AGENT_MAX = 1000;
@@ -38,7 +39,7 @@ export const heartbeatEndpoints = [
     limit: perIp('widget-heartbeat', 240),
     body: {
       schema: heartbeatBody,
-      examples: [{ visitor_id: SAMPLE_VISITOR, url: 'https://shop.example/shoes', title: 'Shoes', referrer: '', conversation_id: null }],
+      examples: [{ visitor_id: SAMPLE_VISITOR, url: 'https://shop.example/shoes', title: 'Shoes', referrer: '', conversation_id: null, timezone: 'Europe/Paris' }],
     },
     responses: { 200: { description: 'The interval, the conversation to show and waiting messages.', json: heartbeatAnswer }, 403: BLOCKED, 404: NO_CHATBOT },
     handler: async ({ actors, body: parseBody }, req, res) => {
@@ -58,6 +59,7 @@ export const heartbeatEndpoints = [
         userAgent: req.get('user-agent')?.slice(0, USER_AGENT_MAX) || undefined,
         country: countryOf(req),
         locale: localeOf(req.get('accept-language')),
+        timezone: body.timezone,
       });
       res.json({ poll_seconds: reply.pollSeconds, conversation_id: reply.conversationId, messages: reply.messages });
     },

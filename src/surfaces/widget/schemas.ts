@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { contextMeta, visitorId, visitorMessage } from '../../http/visitorFields';
+import { contextMeta, visitorId, visitorMessage, visitorTimezone } from '../../http/visitorFields';
 import type { RouteLimit } from '../../openapi/registry';
 
 const prechatVisitor = z.object({
@@ -26,6 +26,7 @@ export const streamBody = z.object({
   locale: z.string().max(35).regex(LANGUAGE_TAG, 'The locale must be a language tag such as en or pt-BR.').optional(),
   meta: contextMeta.and(z.object({ visitor: prechatVisitor.optional() })).optional(),
   identity: z.string().max(4000).regex(JWT_OR_NONE, NOT_A_JWT).optional(),
+  timezone: visitorTimezone,
 });
 
 /** The identity token where it is sent alone (the state read's header): never empty. */

@@ -61,6 +61,7 @@ export const streamEndpoints = [
         meta: Object.keys(meta).length ? meta : undefined,
         visitor,
         identity: identity && { ...identity },
+        timezone: body.timezone,
       };
       // Without a conversation id the message starts one, unless the visitor has one open: it goes there.
       const opened = await inOpenConversation(body.conversation_id ?? randomUUID(), (id, retry) =>

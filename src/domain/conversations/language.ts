@@ -1,0 +1,64 @@
+import { QueryTypes, type Transaction } from 'sequelize';
+import { detect } from 'tinyld';
+import { Message } from '../../models';
+
+/**
+ * The end of the visitor's text that is looked at. The detector's cost grows with the words it scores
+ * (about 25 us each where no word is unique to one language), so the sample is bounded in characters
+ * and in words: a few sentences tell a language, and a flood of repeated words costs no more.
+ */
+export const LANGUAGE_SAMPLE_CHARS = 300;
+const SAMPLE_WORDS = 40;
+/** Longer "words" are scripts without spaces (a Japanese sentence), a pasted token, or a flood: their start is enough. */
+const WORD_CHARS = 40;
+/** Below this many letters a guess says nothing ("ok", "thx", an order number). */
+export const LANGUAGE_MIN_LETTERS = 20;
+/** Enough earlier visitor messages to fill the sample in a usual chat, without reading a long thread. */
+const EARLIER_MESSAGES = 10;
+const ISO_639_1 = /^[a-z]{2}$/;
+const LETTER = /\p{L}/u;
+// Emoji and symbols say nothing of a language; stacked combining marks only make words long.
+const NOT_TEXT = /[^\p{L}\p{M}\p{P}\s]+/gu;
+const STACKED_MARKS = /(\p{M}{2})\p{M}+/gu;
+
+/** The ISO 639-1 code of the language of `text`, or null while it holds fewer than 20 letters or nothing is recognised. */
+export function detectLanguage(text: string): string | null {
+  const sample = sampleOf(text);
+  if (!hasLetters(sample, LANGUAGE_MIN_LETTERS)) return null;
+  const code = detect(sample);
+  return ISO_639_1.test(code) ? code : null;
+}
+
+function sampleOf(text: string): string {
+  const words = text.slice(-LANGUAGE_SAMPLE_CHARS).replace(NOT_TEXT, ' ').replace(STACKED_MARKS, '$1').split(/\s+/);
+  return words
+    .filter(Boolean)
+    .slice(-SAMPLE_WORDS)
+    .map((word) => word.slice(0, WORD_CHARS))
+    .join(' ');
+}
+
+/**
+ * The language of the visitor's messages in this conversation so far, ending with `latest` (the one
+ * being stored in `transaction`): the earlier ones are read only when `latest` alone does not fill
+ * the sample, through the (conversation_id, id) index.
+ */
+export async function visitorLanguage(conversation: { id: number; messageCount?: number }, latest: string, transaction: Transaction): Promise<string | null> {
+  const earlier = latest.length < LANGUAGE_SAMPLE_CHARS && conversation.messageCount ? await earlierVisitorText(conversation.id, transaction) : [];
+  return detectLanguage([...earlier, latest].join('\n'));
+}
+
+async function earlierVisitorText(conversationId: number, transaction: Transaction): Promise<string[]> {
+  const rows = await Message.sequelize!.query<{ content: string }>(
+    `SELECT right(content, ${LANGUAGE_SAMPLE_CHARS}) AS content FROM messages
+      WHERE conversation_id = $1 AND role = 'visitor' ORDER BY id DESC LIMIT ${EARLIER_MESSAGES}`,
+    { bind: [conversationId], type: QueryTypes.SELECT, transaction },
+  );
+  return rows.map((row) => row.content).reverse();
+}
+
+function hasLetters(text: string, wanted: number): boolean {
+  let found = 0;
+  for (const char of text) if (LETTER.test(char) && ++found >= wanted) return true;
+  return false;
+}
