@@ -4,7 +4,8 @@ import { inboxIndexes } from './0003-inbox-indexes';
 import { tokenFamilies } from './0004-token-families';
 import { oneOpenConversation } from './0005-one-open-conversation';
 import { identitySub } from './0006-identity-sub';
+import { inboxSearch } from './0007-inbox-search';
 import type { Migration } from './types';
 
 /** Every migration in order. A new one is appended here, never edited once released. */
-export const migrations: Migration[] = [initialSchema, knowledgeTerms, inboxIndexes, tokenFamilies, oneOpenConversation, identitySub];
+export const migrations: Migration[] = [initialSchema, knowledgeTerms, inboxIndexes, tokenFamilies, oneOpenConversation, identitySub, inboxSearch];
