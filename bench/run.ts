@@ -37,7 +37,7 @@ const BENCHMARKS: Record<string, { about: string; run: (options: Options) => Pro
   widgetSize: { about: 'GET /widget.js gzipped size, as served (~1 s)', run: () => widgetSize() },
   ttfd: { about: 'widget stream time to first delta added by Parley, local and cross-node actor, 2 web nodes (~1 min)', run: () => ttfd() },
   streams: { about: 'concurrent widget streams at 30 tokens/s: 250, 500, 2,000, one web node (~12 min)', run: (o) => streams(o) },
-  inbox: { about: 'GET /api/agent/inbox over HTTP, 100,000 conversations in the workspace (~3 min)', run: (o) => inbox({ cpuProf: o.cpuProf }) },
+  inbox: { about: 'GET /api/agent/inbox over HTTP, 100,000 conversations in the workspace (~6 min)', run: (o) => inbox({ cpuProf: o.cpuProf }) },
   fanout: { about: 'message.created to 10,000 agent sockets over 3 web nodes (~3 min)', run: () => fanout() },
   failover: { about: 'kill -9 failover, 3 nodes, production timings (~15 s per round)', run: (o) => failover({ rounds: o.rounds, log }) },
 };

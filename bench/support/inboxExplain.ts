@@ -1,8 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { QueryTypes, type Sequelize } from 'sequelize';
-import type { InboxFilter } from '../../src/domain/inbox/groups';
-import { inboxTotals, listInbox } from '../../src/domain/inbox/listInbox';
+import { inboxTotals, listInbox, type InboxListing } from '../../src/domain/inbox/listInbox';
 
 export interface ExplainedQuery {
   name: string;
@@ -17,13 +16,15 @@ export interface ExplainedQuery {
  * The SQL the inbox actually sends, captured from Sequelize's query log while the domain functions
  * run (so a later change to src/domain/inbox is measured as it is, not as this file remembers it).
  */
-async function captured(db: Sequelize, run: () => Promise<unknown>): Promise<string> {
+async function captured(db: Sequelize, run: () => Promise<unknown>): Promise<{ text: string; bind: unknown[] }> {
   // Sequelize does not type its options (logging) as public, so the instance's query is wrapped instead.
-  const instance = db as unknown as { query: (sql: unknown, options?: unknown) => Promise<unknown> };
+  const instance = db as unknown as { query: (sql: unknown, options?: { bind?: unknown[] }) => Promise<unknown> };
   const original = instance.query;
   let text: string | undefined;
-  instance.query = function (this: unknown, sql: unknown, options?: unknown) {
-    text ??= typeof sql === 'string' ? sql : undefined;
+  let bind: unknown[] = [];
+  instance.query = function (this: unknown, sql: unknown, options?: { bind?: unknown[] }) {
+    // The last query is the one measured: a search first asks how common its text is, then lists.
+    if (typeof sql === 'string') [text, bind] = [sql, options?.bind ?? []];
     return original.call(this, sql, options);
   };
   try {
@@ -32,10 +33,10 @@ async function captured(db: Sequelize, run: () => Promise<unknown>): Promise<str
     delete (instance as { query?: unknown }).query;
   }
   if (!text) throw new Error('no SQL was captured');
-  return text;
+  return { text, bind };
 }
 
-async function explain(db: Sequelize, name: string, text: string, bind: unknown[]): Promise<ExplainedQuery> {
+async function explain(db: Sequelize, name: string, { text, bind }: { text: string; bind: unknown[] }): Promise<ExplainedQuery> {
   // Warm once (as the HTTP runs have done), then explain the second run.
   await db.query(text, { bind, type: QueryTypes.SELECT });
   const rows = await db.query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, BUFFERS) ${text}`, { bind, type: QueryTypes.SELECT });
@@ -45,14 +46,13 @@ async function explain(db: Sequelize, name: string, text: string, bind: unknown[
   return { name, executionMs: ms('Execution'), planningMs: ms('Planning'), buffers: Number(top?.[1] ?? 0) + Number(top?.[2] ?? 0), plan };
 }
 
-/** EXPLAIN (ANALYZE, BUFFERS) of the list under each filter and of the counts, written to `file`. */
-export async function explainInbox(db: Sequelize, companyId: number, userId: number, filters: InboxFilter[], file: string): Promise<ExplainedQuery[]> {
-  const bind = [companyId, userId];
+/** EXPLAIN (ANALYZE, BUFFERS) of each named list (a filter, a search, a later page) and of the counts, written to `file`. */
+export async function explainInbox(db: Sequelize, companyId: number, userId: number, lists: Record<string, InboxListing>, file: string): Promise<ExplainedQuery[]> {
   const explained: ExplainedQuery[] = [];
-  for (const filter of filters) {
-    explained.push(await explain(db, `list ${filter}`, await captured(db, () => listInbox(companyId, userId, filter)), bind));
+  for (const [name, listing] of Object.entries(lists)) {
+    explained.push(await explain(db, `list ${name}`, await captured(db, () => listInbox(companyId, userId, listing))));
   }
-  explained.push(await explain(db, 'counts', await captured(db, () => inboxTotals(companyId, userId)), bind));
+  explained.push(await explain(db, 'counts', await captured(db, () => inboxTotals(companyId, userId))));
   mkdirSync(dirname(file), { recursive: true });
   writeFileSync(file, explained.map((q) => `== ${q.name}\n${q.plan}\n`).join('\n'));
   return explained;

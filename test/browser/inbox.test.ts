@@ -203,6 +203,32 @@ describe('web inbox in real Chromium', function () {
     await inbox.close();
   });
 
+  it('searches the list and loads more of it page by page', async () => {
+    const at = (i: number) => new Date(Date.now() - (i + 1) * 60_000);
+    const rows = await Conversation.bulkCreate(
+      Array.from({ length: 65 }, (_, i) => ({ companyId: tenant.company.id, chatbotId: bot.id, visitorKey: `paged-${i}`, visitorName: `Paged ${i}`, lastMessageAt: at(i) })),
+    );
+    const marked = await make.conversation(bot, { lastMessageAt: at(100), messages: [['visitor', 'My parcel number is ZX-9041']] });
+    const inbox = await signIn();
+    const listed = inbox.locator('#list li[data-id]');
+    await listed.nth(59).waitFor();
+    assert.equal(await listed.count(), 60);
+    await inbox.getByRole('button', { name: 'Load more' }).click();
+    await listed.nth(65).waitFor();
+    const shown = await Promise.all((await listed.all()).map((item) => item.getAttribute('data-id')));
+    assert.deepEqual(shown, [...rows.map((row) => row.publicId), marked.publicId]);
+    assert.equal(await inbox.getByRole('button', { name: 'Load more' }).isHidden(), true, 'nothing more to load');
+
+    await inbox.getByRole('searchbox', { name: 'Search conversations' }).fill('zx-904');
+    await inbox.locator(`#list li[data-id="${marked.publicId}"]`).waitFor();
+    assert.equal(await eventually(() => listed.count(), (count) => count === 1), 1);
+    await inbox.getByRole('searchbox', { name: 'Search conversations' }).fill('nothing like it');
+    await inbox.locator('#list li.empty', { hasText: 'No conversation matches.' }).waitFor();
+    await inbox.getByRole('searchbox', { name: 'Search conversations' }).fill('');
+    assert.equal(await eventually(() => listed.count(), (count) => count === 60), 60, 'back to the first page of everything');
+    await inbox.close();
+  });
+
   it('lists live visitors and invites one to chat', async () => {
     const visitor = await newPage();
     await visitor.goto(site.url('/'));

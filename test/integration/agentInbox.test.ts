@@ -49,7 +49,7 @@ describe('agent: GET /api/agent/inbox and GET /api/agent/conversations/{conversa
     const { token, bot, c, colleague } = await inboxOfEveryGroup();
     const reply = await inbox(token);
     assert.equal(reply.status, 200, JSON.stringify(reply.body));
-    assert.deepEqual(Object.keys(reply.body).sort(), ['active', 'conversations', 'counts', 'groups', 'list_limit', 'listed']);
+    assert.deepEqual(Object.keys(reply.body).sort(), ['active', 'conversations', 'counts', 'groups', 'list_limit', 'listed', 'next_cursor']);
     assert.deepEqual(ids(reply), [c.waiting, c.escalated, c.mine, c.team, c.ai].map((x) => x.publicId));
     assert.equal(reply.body.listed, 5);
     assert.equal(reply.body.list_limit, 60);

@@ -23,6 +23,8 @@ const PATTERN_SAMPLES: Record<string, string> = {
   '^\\d{1,9}$': '1',
   '^\\d{1,10}$': '1',
   '^\\d+$': '1',
+  // The inbox's paging cursor: any 22 base64url characters name a position.
+  '^[A-Za-z0-9_-]{22}$': 'AAYnaumiLAAAAAAAAAAwOQ',
 };
 
 const FORMAT_SAMPLES: Record<string, () => string> = {

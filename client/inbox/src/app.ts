@@ -21,10 +21,29 @@ let listRequest = 0;
 let threadRequest = 0;
 /** The open thread's last event sequence number; a jump means an event was lost, so fetch. */
 let lastSeq: number | null = null;
+/** Bumped when the filter or the search changes: pages of the list before it are dropped. */
+let listGeneration = 0;
+/** The agent loaded more than the first page of this list. */
+let extended = false;
+
+/** The list's request: the filter, the search if any, and where the page starts. */
+function listPath(before?: string | null): string {
+  const query = new URLSearchParams({ filter: state.filter });
+  if (state.q) query.set('q', state.q);
+  if (before) query.set('before', before);
+  return `inbox?${query}`;
+}
 
 function applyPage(page: InboxPage, withList: boolean): void {
   if (withList) {
-    state.items = page.conversations;
+    if (extended) {
+      // A live refresh brings the first page again; the older rows the agent loaded stay below it.
+      const fresh = new Set(page.conversations.map((item) => item.id));
+      state.items = [...page.conversations, ...state.items.filter((item) => !fresh.has(item.id))];
+    } else {
+      state.items = page.conversations;
+      state.nextCursor = page.next_cursor;
+    }
     renderList(controller);
   }
   renderFilters(page, controller);
@@ -32,8 +51,39 @@ function applyPage(page: InboxPage, withList: boolean): void {
 
 async function refreshList(): Promise<void> {
   const ticket = ++listRequest;
-  const page = await get<InboxPage>(`inbox?filter=${state.filter}`).catch(report);
+  const page = await get<InboxPage>(listPath()).catch(report);
   if (page && ticket === listRequest) applyPage(page, true);
+}
+
+/** Another list (filter or search): from its first page. */
+function resetList(): void {
+  listGeneration++;
+  extended = false;
+  void refreshList();
+}
+
+/** "Load more": the page after the last one listed, appended. */
+async function loadMore(): Promise<void> {
+  const generation = listGeneration;
+  const more = byId<HTMLButtonElement>('more');
+  more.disabled = true;
+  const page = await get<InboxPage>(listPath(state.nextCursor)).catch(report);
+  more.disabled = false;
+  if (!page || generation !== listGeneration) return;
+  const known = new Set(state.items.map((item) => item.id));
+  state.items.push(...page.conversations.filter((item) => !known.has(item.id)));
+  state.nextCursor = page.next_cursor;
+  extended = true;
+  renderList(controller);
+}
+
+/** The search box: searches once the text is long enough for the server (3 characters), else lists all. */
+function searchChanged(): void {
+  const text = byId<HTMLInputElement>('search').value.trim();
+  const q = text.length >= 3 ? text : '';
+  if (q === state.q) return;
+  state.q = q;
+  resetList();
 }
 
 async function refreshThread(): Promise<void> {
@@ -86,7 +136,7 @@ function open(id: string | null, push = true): void {
 function setFilter(filter: Filter): void {
   state.filter = filter;
   history.replaceState(null, '', threadUrl(state.openId, filter));
-  void refreshList();
+  resetList();
 }
 
 const controller: Controller = { open, setFilter, refreshThread, refreshList };
@@ -159,8 +209,9 @@ async function start(user: Agent, company: { id: number; name: string }): Promis
   byId('app').hidden = false;
   const opening = state.openId;
   const ticket = ++threadRequest;
+  extended = false;
   const [page] = await Promise.all([
-    get<InboxPage>(`inbox?filter=${state.filter}${opening ? `&conversation=${opening}` : ''}`).catch(report),
+    get<InboxPage>(`${listPath()}${opening ? `&conversation=${opening}` : ''}`).catch(report),
     loadCatalogue(),
   ]);
   if (page) {
@@ -248,6 +299,8 @@ async function boot(): Promise<void> {
     open(after, false);
     void refreshList();
   });
+  byId('search').addEventListener('input', debounce(searchChanged, 300));
+  byId('more').addEventListener('click', () => void loadMore());
   byId('sign-out').addEventListener('click', () => {
     void post('logout').catch(() => undefined).then(() => signedOut());
   });

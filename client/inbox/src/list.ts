@@ -89,15 +89,17 @@ export function tagChip(name: string, color: string): HTMLSpanElement {
   return chip;
 }
 
-/** Re-rendered whole (at most 60 rows); keyboard focus stays on the row it was on. */
+/** Re-rendered whole (60 rows a page); keyboard focus stays on the row it was on. */
 export function renderList(controller: Controller): void {
   const list = byId('list');
   const focused = (document.activeElement?.closest('#list li') as HTMLElement | null)?.dataset.id;
   if (!state.items.length) {
-    fill(list, h('li', { class: 'empty' }, state.filter === 'all' ? 'No open conversations.' : 'Nothing here.'));
+    fill(list, h('li', { class: 'empty' }, state.q ? 'No conversation matches.' : state.filter === 'all' ? 'No open conversations.' : 'Nothing here.'));
+    byId('more').hidden = true;
     return;
   }
   fill(list, state.items.map((item) => row(item, controller)));
+  byId('more').hidden = state.nextCursor === null;
   if (focused) list.querySelector<HTMLElement>(`li[data-id="${CSS.escape(focused)}"] a`)?.focus();
 }
 

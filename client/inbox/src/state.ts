@@ -5,7 +5,11 @@ export const state = {
   user: null as Agent | null,
   companyId: 0,
   filter: 'all' as Filter,
+  /** The search as the server takes it: 3 characters or more, else none (''). */
+  q: '',
   items: [] as InboxItem[],
+  /** Where the next page of the list starts; null when everything is listed. */
+  nextCursor: null as string | null,
   /** The thread the agent has open (from the URL), and what was last fetched of it. */
   openId: null as string | null,
   active: null as Active | null,

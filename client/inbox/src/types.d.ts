@@ -92,6 +92,7 @@ export interface InboxPage extends Counts {
   conversations: InboxItem[];
   listed: number;
   list_limit: number;
+  next_cursor: string | null;
   active: Active | null;
 }
 

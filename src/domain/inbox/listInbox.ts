@@ -1,6 +1,8 @@
 import { QueryTypes } from 'sequelize';
 import { Conversation } from '../../models';
 import { filterSql, GROUP_SQL, type InboxFilter, type InboxGroup } from './groups';
+import { decodeCursor, encodeCursor } from './inboxCursor';
+import { containsPattern, isCommonSearch, searchSql } from './inboxSearch';
 
 /** At most this many rows per inbox response (`list_limit`). */
 export const LIST_LIMIT = 60;
@@ -32,24 +34,72 @@ export interface InboxTotals {
   groups: Record<InboxGroup, number>;
 }
 
-const ROW_SQL = `
-  SELECT c.public_id AS id, b.name AS chatbot, c.visitor_key, c.visitor_name, c.visitor_email AS email, c.status, c.channel,
+const ROW_COLUMNS = `
+         c.public_id AS id, b.name AS chatbot, c.visitor_key, c.visitor_name, c.visitor_email AS email, c.status, c.channel,
          c.last_message_at, c.last_message_preview AS preview, c.escalated, c.unread_count AS unread, c.resolution,
          ${GROUP_SQL} AS "group", c.handoff_state, c.assigned_user_id, u.name AS assigned_to, v.last_seen_at, c.handoff_requested_at,
          COALESCE((SELECT json_agg(json_build_object('id', t.id, 'name', t.name, 'color', t.color) ORDER BY t.name)
                      FROM conversation_tags ct JOIN tags t ON t.id = ct.tag_id
-                    WHERE ct.conversation_id = c.id), '[]') AS tags
+                    WHERE ct.conversation_id = c.id), '[]') AS tags`;
+
+const ROW_FROM = `
     FROM conversations c
     JOIN chatbots b ON b.id = c.chatbot_id
     LEFT JOIN users u ON u.id = c.assigned_user_id
     LEFT JOIN visitors v ON v.company_id = c.company_id AND v.visitor_key = c.visitor_key`;
 
-/** One page of the inbox under a filter, most recent activity first. */
-export function listInbox(companyId: number, userId: number, filter: InboxFilter): Promise<InboxRow[]> {
-  return Conversation.sequelize!.query<InboxRow>(
-    `${ROW_SQL} WHERE c.company_id = $1 AND ${filterSql(filter)} ORDER BY c.last_message_at DESC, c.id DESC LIMIT ${LIST_LIMIT}`,
-    { bind: [companyId, userId], type: QueryTypes.SELECT },
+const ROW_SQL = `SELECT ${ROW_COLUMNS} ${ROW_FROM}`;
+
+/** The row's place in the list order, exact to the microsecond (a Date would drop them). */
+const POSITION_COLUMNS = `(extract(epoch FROM c.last_message_at) * 1000000)::bigint AS position_us, c.id AS position_id`;
+
+/** Which page: a filter, optionally a search (`q`) and where the previous page ended (`before`, a cursor). */
+export interface InboxListing {
+  filter: InboxFilter;
+  q?: string;
+  before?: string;
+}
+
+export interface InboxPage {
+  rows: InboxRow[];
+  /** Where the next page starts; null when this page reaches the end of the list. */
+  nextCursor: string | null;
+}
+
+interface PositionedRow extends InboxRow {
+  position_us: string;
+  position_id: string;
+}
+
+/**
+ * One page of the inbox under a filter, most recent activity first. Keyset paging on
+ * (last_message_at, id), the order of the list and of its indexes: a page is read straight from
+ * the index, however deep, and conversations that arrive meanwhile (newer than the cursor) neither
+ * repeat nor push rows into the next page. One row more than the page tells whether there is more.
+ */
+export async function listInbox(companyId: number, userId: number, listing: InboxListing): Promise<InboxPage> {
+  const bind: unknown[] = [companyId, userId];
+  const where = [`c.company_id = $1`, filterSql(listing.filter)];
+  if (listing.q !== undefined) {
+    const pattern = containsPattern(listing.q);
+    bind.push(pattern);
+    where.push(searchSql(bind.length, await isCommonSearch(companyId, pattern)));
+  }
+  if (listing.before !== undefined) {
+    const { atMicros, id } = decodeCursor(listing.before);
+    bind.push(atMicros, id);
+    where.push(`(c.last_message_at, c.id) < ('epoch'::timestamptz + $${bind.length - 1}::bigint * interval '1 microsecond', $${bind.length}::bigint)`);
+  }
+  const rows = await Conversation.sequelize!.query<PositionedRow>(
+    `SELECT ${POSITION_COLUMNS}, ${ROW_COLUMNS} ${ROW_FROM}
+      WHERE ${where.join(' AND ')} ORDER BY c.last_message_at DESC, c.id DESC LIMIT ${LIST_LIMIT + 1}`,
+    { bind, type: QueryTypes.SELECT },
   );
+  const last = rows.length > LIST_LIMIT ? rows[LIST_LIMIT - 1]! : undefined;
+  return {
+    rows: rows.slice(0, LIST_LIMIT).map(({ position_us: _at, position_id: _id, ...row }) => row),
+    nextCursor: last ? encodeCursor({ atMicros: Number(last.position_us), id: Number(last.position_id) }) : null,
+  };
 }
 
 /** One conversation as an inbox row (the active thread's list fields). */

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { INTENTS } from '../../domain/assist/parseSummaryAnswer';
 import { INBOX_GROUPS } from '../../domain/inbox/groups';
+import { CURSOR_PATTERN } from '../../domain/inbox/inboxCursor';
 import { conversationStatus, handoffState, agentMessage } from './conversations';
 import { count, displayDate, displayTime, displayTimeOrEmpty, id, relativeTime, uuid } from './formats';
 import { named } from './named';
@@ -109,7 +110,8 @@ export const inboxPage = named(
     groups: z.object({ waiting: count, mine: count, team: count, ai: count, resolved: count }),
     listed: count,
     list_limit: count,
+    next_cursor: z.string().regex(CURSOR_PATTERN).nullable().describe('Pass as `before` for the next page; null when this page reaches the end (always null for a deep link).'),
     active: activeConversation.nullable(),
   }),
-  'One filtered inbox page, counts over the whole inbox, and the open thread.',
+  'One filtered inbox page (a search narrows it), counts over the whole inbox, and the open thread.',
 );

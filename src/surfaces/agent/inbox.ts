@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import { loadActiveConversation } from '../../domain/inbox/activeConversation';
-import { INBOX_FILTERS, type InboxFilter } from '../../domain/inbox/groups';
-import { inboxTotals, LIST_LIMIT, listInbox } from '../../domain/inbox/listInbox';
+import { INBOX_FILTERS } from '../../domain/inbox/groups';
+import { CURSOR_PATTERN } from '../../domain/inbox/inboxCursor';
+import { SEARCH_MAX_LENGTH, SEARCH_MIN_LENGTH } from '../../domain/inbox/inboxSearch';
+import { inboxTotals, LIST_LIMIT, listInbox, type InboxListing } from '../../domain/inbox/listInbox';
 import { conversationNamed } from '../../domain/conversations/findConversation';
 import { pollSecondsOf } from '../../domain/visitors/presence';
 import { authOf, type AuthContext } from '../../http/authenticate';
@@ -13,9 +15,17 @@ import { draftOnOpen } from './assistAutostart';
 export const inboxQuery = z.object({
   filter: z.enum(INBOX_FILTERS).default('all'),
   conversation: z.string().max(100).optional(),
+  q: z
+    .string()
+    .min(SEARCH_MIN_LENGTH)
+    .max(SEARCH_MAX_LENGTH)
+    .optional()
+    .describe(`Only conversations whose visitor name, visitor email or message text contains this (any case; at least ${SEARCH_MIN_LENGTH} characters).`),
+  before: z.string().regex(CURSOR_PATTERN).optional().describe('The `next_cursor` of the previous page: the page after it. Opaque.'),
 });
 
 const SAMPLE_CONVERSATION = '0b4e7a52-6f1c-4a8e-9d3b-2c5f8e1a7b90';
+const SAMPLE_CURSOR = 'AAYnaumiLAAAAAAAAAAwOQ';
 
 /**
  * Opening a thread reads the visitor's messages for every agent, so it goes through the actor (the
@@ -35,14 +45,20 @@ async function activeThread(deps: SurfaceDeps, auth: AuthContext, publicId: stri
   return active && presentActiveConversation(active, auth.user.id, clock);
 }
 
-/** The live inbox: one filtered page, counts over everything, and the open thread (which this marks read). */
-async function inbox(deps: SurfaceDeps, auth: AuthContext, filter: InboxFilter | null, conversationId: string | undefined) {
+/**
+ * The live inbox: one page of the list (none for a deep link), counts over everything whatever the
+ * page or search, and the open thread (which this marks read).
+ */
+async function inbox(deps: SurfaceDeps, auth: AuthContext, listing: InboxListing | null, conversationId: string | undefined) {
   const clock = { now: new Date(), pollSeconds: pollSecondsOf(deps.ctx.config) };
   // The thread first: once it is marked read, the list and the counts agree with it.
   const active = await activeThread(deps, auth, conversationId, clock);
-  const [rows, totals] = await Promise.all([filter ? listInbox(auth.company.id, auth.user.id, filter) : [], inboxTotals(auth.company.id, auth.user.id)]);
-  const conversations = rows.map((row) => presentInboxItem(row, auth.user.id, clock));
-  return { conversations, ...totals, listed: conversations.length, list_limit: LIST_LIMIT, active };
+  const [page, totals] = await Promise.all([
+    listing ? listInbox(auth.company.id, auth.user.id, listing) : { rows: [], nextCursor: null },
+    inboxTotals(auth.company.id, auth.user.id),
+  ]);
+  const conversations = page.rows.map((row) => presentInboxItem(row, auth.user.id, clock));
+  return { conversations, ...totals, listed: conversations.length, list_limit: LIST_LIMIT, next_cursor: page.nextCursor, active };
 }
 
 const agent = { surface: 'agent', auth: 'agent' } as const;
@@ -53,12 +69,17 @@ export const inboxEndpoints = [
     method: 'get',
     path: '/api/agent/inbox',
     summary: 'One filtered inbox page, counts over everything, and the open thread',
-    description: 'At most 60 rows (`list_limit`). `conversation=<uuid>` fills `active` and marks that thread read; an id that names nothing gives `active: null`.',
-    query: { schema: inboxQuery, examples: [{ filter: 'waiting' }, { filter: 'all', conversation: SAMPLE_CONVERSATION }] },
+    description:
+      'At most 60 rows (`list_limit`), newest activity first; `next_cursor`, passed back as `before`, gives the next page (null at the end). ' +
+      '`q` narrows the list, never `counts` or `groups`. `conversation=<uuid>` fills `active` and marks that thread read; an id that names nothing gives `active: null`.',
+    query: {
+      schema: inboxQuery,
+      examples: [{ filter: 'waiting' }, { filter: 'all', conversation: SAMPLE_CONVERSATION }, { filter: 'all', q: 'order 1042' }, { filter: 'all', before: SAMPLE_CURSOR }],
+    },
     responses: { 200: { description: 'The inbox.', json: inboxPage } },
     handler: async (deps, req, res) => {
-      const query = deps.query();
-      res.json(await inbox(deps, authOf(req), query.filter, query.conversation));
+      const { filter, q, before, conversation } = deps.query();
+      res.json(await inbox(deps, authOf(req), { filter, q, before }, conversation));
     },
   }),
   // A deep link to one thread: the list is left empty (the app already has it), the counts are fresh.
