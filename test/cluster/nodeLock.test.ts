@@ -30,6 +30,8 @@ interface Traffic {
   stop(): Promise<string[]>;
 }
 
+const MESSAGES_PER_VISITOR = 5;
+
 /** Visitors chatting with the node without pause, conversation actors staying active between their messages. */
 function steadyTraffic(url: string, key: string): Traffic {
   const failures: string[] = [];
@@ -45,8 +47,11 @@ function steadyTraffic(url: string, key: string): Traffic {
   };
   const visitor = async (name: string) => {
     let conversation: string | undefined;
-    while (running) {
-      conversation = (await say(name, 'When are you open?', conversation)) ?? conversation;
+    for (let message = 0; running; message++) {
+      // A new visitor every few messages: more than 10 a minute in one conversation is flooding (docs/api.md).
+      if (message % MESSAGES_PER_VISITOR === 0) conversation = undefined;
+      const id = `${name}-${Math.floor(message / MESSAGES_PER_VISITOR)}`;
+      conversation = (await say(id, 'When are you open?', conversation)) ?? conversation;
       const ready = await fetch(`${url}/readyz`);
       if (ready.status !== 200) failures.push(`readyz ${ready.status} ${await ready.text()}`);
       else await ready.body?.cancel();

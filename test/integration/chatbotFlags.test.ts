@@ -13,6 +13,7 @@ import { agentTenant } from '../support/agent';
 import { eventually } from '../support/eventually';
 import * as make from '../support/factories';
 import { shopifyOrder, shopifyProduct, stripeCustomer } from '../support/fakeCommerce';
+import type { RecordedRequest } from '../support/fakeLlm';
 import { fakeCommerce, fakeLlm, server } from '../support/hooks';
 import { get, request } from '../support/http';
 import { freshIp } from '../support/portal';
@@ -30,15 +31,21 @@ async function setFlags(bot: Chatbot, flags: Partial<Branding>): Promise<void> {
 const post = (token: string, path: string, body?: unknown) => request('POST', `/api/agent${path}`, { token, body });
 
 /** An agent's workspace whose chatbot has a provider key, and a conversation where the visitor waits for an answer. */
+/**
+ * A workspace with a key of its own, and the provider calls made with it: the fake provider is shared
+ * by the whole run, and a call another test set off in the background must not count here.
+ */
 async function keyedTenant(messages: Array<[MessageRole, string]> = [['visitor', 'Where is my parcel?']]) {
   const t = await agentTenant();
-  await make.providerKey(t.company, t.bot.provider);
-  return { ...t, conversation: await make.conversation(t.bot, { messages }) };
+  const key = `sk-flags-${randomBytes(6).toString('hex')}`;
+  await make.providerKey(t.company, t.bot.provider, key);
+  const calls = () => fakeLlm().requests.filter((request) => request.headers.authorization === `Bearer ${key}`);
+  return { ...t, calls, conversation: await make.conversation(t.bot, { messages }) };
 }
 
 /** The system prompt and the chat turns of an OpenAI-protocol request. */
-function promptOf(index: number): { system: string; rest: string } {
-  const [system, ...turns] = fakeLlm().requests[index]!.body.messages as Array<{ role: string; content: string }>;
+function promptOf(request: RecordedRequest | undefined): { system: string; rest: string } {
+  const [system, ...turns] = request!.body.messages as Array<{ role: string; content: string }>;
   return { system: system!.content, rest: turns.map((turn) => turn.content).join('\n') };
 }
 
@@ -56,7 +63,7 @@ describe('chatbot flags: each setting does what it says', function () {
       fakeLlm().script({ reply: 'It left the warehouse yesterday.' });
       const on = await post(t.token, `/conversations/${t.conversation.publicId}/suggest`);
       assert.equal(on.body.suggestion, 'It left the warehouse yesterday.');
-      assert.equal(fakeLlm().requests.length, 1);
+      assert.equal(t.calls().length, 1);
 
       await setFlags(t.bot, { copilot: false });
       const suggest = await post(t.token, `/conversations/${t.conversation.publicId}/suggest`);
@@ -68,7 +75,7 @@ describe('chatbot flags: each setting does what it says', function () {
       const summary = await post(t.token, `/conversations/${t.conversation.publicId}/summary`);
       assert.equal(summary.status, 422, JSON.stringify(summary.body));
       assert.match(summary.body.message, /copilot/);
-      assert.equal(fakeLlm().requests.length, 1, 'no AI call while the copilot is off');
+      assert.equal(t.calls().length, 1, 'no AI call while the copilot is off');
     });
   });
 
@@ -102,7 +109,7 @@ describe('chatbot flags: each setting does what it says', function () {
       assert.deepEqual([data.conversation_id, data.suggestion], [t.conversation.publicId, 'Your parcel is on its way.']);
       const row = await AiSuggestion.findByPk(data.id);
       assert.deepEqual([row?.conversationId, row?.userId, row?.suggestion, row?.outcome], [t.conversation.id, t.agent.id, data.suggestion, 'generated']);
-      assert.equal(fakeLlm().requests.length, 1, 'one AI call, for the conversation whose chatbot autostarts');
+      assert.equal(t.calls().length, 1, 'one AI call, for the conversation whose chatbot autostarts');
       assert.ok(!inbox.received.some((r) => (r.payload.data as { conversation_id?: string }).conversation_id === untouched.publicId));
 
       // Drafted once: opening it again while nothing new was said costs no second call.
@@ -137,7 +144,7 @@ describe('chatbot flags: each setting does what it says', function () {
 
       await post(t.token, `/conversations/${t.conversation.publicId}/suggest`);
       await post(t.token, `/conversations/${t.conversation.publicId}/summary`);
-      const [suggestOff, summaryOff] = [promptOf(0), promptOf(1)];
+      const [suggestOff, summaryOff] = [promptOf(t.calls()[0]), promptOf(t.calls()[1])];
       for (const fact of profile) assert.ok(!JSON.stringify([suggestOff, summaryOff]).includes(fact), `off: no "${fact}"`);
       assert.equal(fakeCommerce().requestsWith(accessToken).length, 0, 'off: nothing is looked up');
 
@@ -146,8 +153,8 @@ describe('chatbot flags: each setting does what it says', function () {
       fakeLlm().script({ reply: 'It shipped on Monday.' });
       await post(t.token, `/conversations/${t.conversation.publicId}/suggest`);
       await post(t.token, `/conversations/${t.conversation.publicId}/summary`);
-      const suggestOn = promptOf(0).system;
-      const summaryOn = promptOf(1).rest;
+      const suggestOn = promptOf(t.calls()[0]).system;
+      const summaryOn = promptOf(t.calls()[1]).rest;
       for (const fact of profile) {
         assert.ok(suggestOn.includes(fact), `suggest prompt holds "${fact}"`);
         assert.ok(summaryOn.includes(fact), `summary request holds "${fact}"`);
@@ -164,7 +171,7 @@ describe('chatbot flags: each setting does what it says', function () {
       await setFlags(t.bot, { copilot_use_profile: true });
       fakeLlm().script({ reply: 'Let me check.' });
       await post(t.token, `/conversations/${t.conversation.publicId}/suggest`);
-      assert.ok(!promptOf(0).system.includes('#2002'));
+      assert.ok(!promptOf(t.calls()[0]).system.includes('#2002'));
       assert.equal(fakeCommerce().requestsWith(accessToken).length, 0);
     });
   });

@@ -1,7 +1,8 @@
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from 'playwright-core';
 import { freePort } from '../../src/db/freePort';
 import { TEST_ENV } from './env';
 import { fakeLlm } from './hooks';
+import { freshIp } from './portal';
 import { childEnv, Running, SERVER } from './processes';
 
 /**
@@ -28,6 +29,20 @@ export function launchBrowser(): Promise<Browser> {
     executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
     args: [...CHROMIUM_ARGS],
   });
+}
+
+/**
+ * A browser context of its own visitor: a fresh client address (X-Forwarded-For, which the node
+ * trusts from loopback), so the widget's per-IP limits (20 streams a minute) count per test page as
+ * they would per real visitor, instead of for the whole run from 127.0.0.1.
+ */
+export function visitorContext(browser: Browser, options: BrowserContextOptions = {}): Promise<BrowserContext> {
+  return browser.newContext({ ...options, extraHTTPHeaders: { ...options.extraHTTPHeaders, 'X-Forwarded-For': freshIp() } });
+}
+
+/** A page in a `visitorContext` of its own; closing the page is enough (the browser closes its contexts). */
+export async function visitorPage(browser: Browser): Promise<Page> {
+  return (await visitorContext(browser)).newPage();
 }
 
 /**
