@@ -63,9 +63,9 @@ export async function startWeb(config: Readonly<Config>, logger: Logger, options
   let actors: ActorSystem | undefined;
   let demo: Demo | undefined;
   try {
-    realtime = await createRealtime(server, ctx);
-    // Actors message each other through the router, which exists only once the system has started.
+    // Actors (and sockets) message actors through the router, which exists only once the system has started.
     const router = lateActors(() => actors);
+    realtime = await createRealtime(server, ctx, router);
     const deps: ActorDeps = { ctx, realtime, actors: router };
     actors = await startActorSystem(ctx, [...parleyBehaviours(deps), ...(options.behaviours?.(deps) ?? [])], { idleMs: options.idleMs });
     ctx.readiness.push(...actors.readiness);

@@ -109,6 +109,7 @@
     "close": "Close chat",
     "messages": "Messages",
     "typing": "Typing",
+    "agent_typing": "{name} is typing\u2026",
     "suggested": "Suggested questions",
     "dismiss": "Dismiss",
     "human": "Talk to a human",
@@ -211,6 +212,7 @@
     syncing: null,
     resync: false,
     socket: null,
+    typingSent: 0, // when the visitor's last `typing` went out (0: none since the field was emptied)
     socketConv: null,
     lastSeq: null,
     poll: 15,
@@ -552,6 +554,7 @@
     rec = record(m.role, content, id);
     add(rec);
     notify(rec);
+    if (m.role === 'agent') showAgentTyping(null);
   }
 
   // A message we already show without an id: our own pending visitor message, or the reply being streamed.
@@ -1063,11 +1066,14 @@
       });
       socket.on('message.created', function (env) { onEnvelope(env, true); });
       socket.on('conversation.updated', function (env) { onEnvelope(env, false); });
+      socket.on('typing', onTyping);
       socket.on('connect_error', noop); // refused or unreachable: heartbeats keep polling
     });
   }
 
   function closeSocket() {
+    showAgentTyping(null);
+    S.typingSent = 0;
     if (S.socket) {
       S.socket.off();
       S.socket.disconnect();
@@ -1092,6 +1098,41 @@
     if (isMessage) receive(d);
     else setState(d);
     if (gap) catchUp(); // an event went missing: fetch it over HTTP
+  }
+
+  // ------------------------------------------------------------------ typing, both ways
+  // The server ends an agent's typing itself (typing: false after 5 s without a repeat), so the
+  // line shows until it says so, or until that agent's message arrives.
+  function onTyping(env) {
+    var d = env && env.data;
+    if (!d || d.who !== 'agent' || String(d.conversation_id) !== S.conv) return;
+    showAgentTyping(d.typing ? String(d.name || t('agent')) : null);
+  }
+
+  function showAgentTyping(name) {
+    if (!ui.agentTyping) return;
+    ui.agentTyping.textContent = name ? t('agent_typing', { name: name }) : '';
+    ui.agentTyping.hidden = !name;
+  }
+
+  // While the visitor types: one `typing` at most every 2.5 s (the server passes one per 2 s), with the
+  // draft as a preview only when the chatbot tracks behaviour; a stop once the field is emptied or sent.
+  var TYPING_REPEAT_MS = 2500;
+  var TYPING_PREVIEW = 120;
+  function visitorTyped() {
+    if (!socketUp()) return;
+    var text = ui.ta.value;
+    var now = Date.now();
+    if (!text.trim()) {
+      if (S.typingSent) S.socket.emit('typing', { typing: false });
+      S.typingSent = 0;
+      return;
+    }
+    if (now - S.typingSent < TYPING_REPEAT_MS) return;
+    S.typingSent = now;
+    var signal = { typing: true };
+    if (S.brand.behavior_tracking) signal.preview = text.slice(-TYPING_PREVIEW);
+    S.socket.emit('typing', signal);
   }
 
   // Heartbeats mark the visitor online for agents ("live visitors") and double as the poll fallback:
@@ -1425,6 +1466,7 @@
     '.error button{border:0;background:none;color:inherit;padding:0;border-radius:6px}',
     '.error svg{width:16px;height:16px}',
     '.bar{display:flex;justify-content:center;padding:0 12px 8px}',
+    '.agent-typing{padding:0 16px 6px;color:var(--mu);font-size:12.5px;font-style:italic}',
     '.human{display:flex;align-items:center;gap:6px;padding:6px 12px;border:1px solid var(--bd);border-radius:999px;background:var(--bg);font-size:12.5px}',
     '.human:hover{border-color:var(--a)}',
     '.human svg{width:15px;height:15px}',
@@ -1538,6 +1580,7 @@
     ]);
 
     ui.human = h('button', { class: 'human', type: 'button', 'data-parley': 'handoff', hidden: true, onclick: requestHuman }, [icon('person'), t('human')]);
+    ui.agentTyping = h('div', { class: 'agent-typing', 'data-parley': 'agent-typing', 'aria-live': 'polite', hidden: true });
     ui.bar = h('div', { class: 'bar' }, [ui.human]);
     ui.signin = h('p', { class: 'signin', hidden: true, text: t('sign_in') });
     ui.refused = h('p', { class: 'signin', 'data-parley': 'identity-refused', role: 'alert', hidden: true, text: t('identity_refused') });
@@ -1554,6 +1597,7 @@
       submit();
     });
     ui.ta.addEventListener('input', composerChanged);
+    ui.ta.addEventListener('input', visitorTyped);
     ui.ta.addEventListener('keydown', function (e) {
       // Enter sends, Shift+Enter is a new line; never while an IME is composing a character.
       if (e.key === 'Enter' && !e.shiftKey && !e.isComposing && e.keyCode !== 229) {
@@ -1563,7 +1607,7 @@
     });
 
     ui.panel = h('div', { class: 'panel', id: 'pw-panel', 'data-parley': 'panel', role: 'dialog', 'aria-label': title }, [
-      head, ui.status, ui.scroll, ui.error, ui.chips, ui.bar, ui.signin, ui.refused, ui.composer,
+      head, ui.status, ui.scroll, ui.agentTyping, ui.error, ui.chips, ui.bar, ui.signin, ui.refused, ui.composer,
       // The workspace's brand line; a white-label workspace sets it empty and shows none.
       cfg.powered_by ? h('div', { class: 'foot', 'data-parley': 'powered-by', text: t('powered_by', { name: cfg.powered_by }) }) : null
     ]);
@@ -1720,6 +1764,7 @@
     if (!send(ui.ta.value)) return;
     ui.ta.value = '';
     composerChanged();
+    visitorTyped();
   }
 
   function requestHuman() {

@@ -37,3 +37,12 @@ export const presentSuggestionReady = (conversationId: string, suggestionId: num
   id: suggestionId,
   suggestion,
 });
+
+/** `typing` data: who started or stopped typing; `preview` is the visitor's unsent text, only under `behavior_tracking`. */
+export const presentTyping = (conversationId: string, who: 'visitor' | 'agent', name: string, typing: boolean, preview?: string) => ({
+  conversation_id: conversationId,
+  who,
+  name,
+  typing,
+  ...(preview !== undefined && { preview }),
+});

@@ -29,7 +29,7 @@ export const conversationChannels = (conversation: { publicId: string; companyId
   companyChannel(conversation.companyId),
 ];
 
-/** Widget sockets sit in a room of their own, so events meant only for agents (deltas, typing) never reach them. */
+/** Widget sockets sit in a room of their own, so events meant only for agents (deltas, the visitor's own typing) never reach them. */
 export const widgetRoom = (conversationId: string) => `widget:${conversationId}`;
 
 export interface Member {

@@ -1,5 +1,5 @@
 import { parseChannel, widgetRoom } from './channels';
-import { WIDGET_EVENTS, type RealtimeEnvelope, type RealtimeEventData, type RealtimeEventName, type RealtimeServer } from './events';
+import { reachesWidget, type RealtimeEnvelope, type RealtimeEventData, type RealtimeEventName, type RealtimeServer } from './events';
 
 /** What actors depend on to publish; delivery is best effort (clients catch up over HTTP on a `seq` gap). */
 export interface RealtimeEmitter {
@@ -18,7 +18,7 @@ export function socketEmitter(io: RealtimeServer): RealtimeEmitter {
       const send = (room: string) => io.to(room).emit(name, envelope);
       send(channel);
       // Two single-room emits rather than one to both: each stays on that room's own sharded channel.
-      if (parsed.kind === 'conversation' && WIDGET_EVENTS.has(event)) send(widgetRoom(parsed.conversationId));
+      if (parsed.kind === 'conversation' && reachesWidget(event, data)) send(widgetRoom(parsed.conversationId));
     },
   };
 }

@@ -1,7 +1,7 @@
 // The realtime wire vocabulary (docs/api.md "Realtime"): event names, their data, the envelope and the socket protocol.
 import type { Server, Socket } from 'socket.io';
 import type { presentMessageEvent } from '../presenters/message';
-import type { presentConversationEvent, presentMessageDelta, presentSuggestionReady, presentVisitorPresence } from '../presenters/realtimeEvents';
+import type { presentConversationEvent, presentMessageDelta, presentSuggestionReady, presentTyping, presentVisitorPresence } from '../presenters/realtimeEvents';
 
 export const REALTIME_EVENTS = [
   'conversation.created',
@@ -27,8 +27,7 @@ export interface RealtimeEventData {
   'visitor.online': ReturnType<typeof presentVisitorPresence>;
   'visitor.offline': ReturnType<typeof presentVisitorPresence>;
   'suggestion.ready': ReturnType<typeof presentSuggestionReady>;
-  /** Nothing sends it yet: the name is reserved, and its shape comes with whatever first sends it. */
-  typing: never;
+  typing: ReturnType<typeof presentTyping>;
 }
 
 /** What every delivery carries; `seq` rises per conversation so a client can spot a gap and catch up over HTTP. */
@@ -39,8 +38,14 @@ export interface RealtimeEnvelope<E extends RealtimeEventName = RealtimeEventNam
   seq: number;
 }
 
-/** The events a widget socket also receives for its own conversation; never deltas or typing. */
-export const WIDGET_EVENTS: ReadonlySet<RealtimeEventName> = new Set(['message.created', 'conversation.updated']);
+/** The events a widget socket also receives for its own conversation; never deltas. */
+export const WIDGET_EVENTS: ReadonlySet<RealtimeEventName> = new Set(['message.created', 'conversation.updated', 'typing']);
+
+/** Whether a conversation event also goes to its widget: one of WIDGET_EVENTS, and never the visitor's own typing echoed back. */
+export function reachesWidget<E extends RealtimeEventName>(event: E, data: RealtimeEventData[E]): boolean {
+  if (!WIDGET_EVENTS.has(event)) return false;
+  return event !== 'typing' || (data as RealtimeEventData['typing']).who === 'agent';
+}
 
 export type SubscribeAck = { ok: true } | { ok: false; message: string };
 
@@ -50,6 +55,7 @@ export type ServerToClientEvents = Record<RealtimeEventName, (envelope: Realtime
 export interface ClientToServerEvents {
   subscribe: (...args: unknown[]) => void;
   unsubscribe: (...args: unknown[]) => void;
+  typing: (...args: unknown[]) => void;
 }
 
 export type InterServerEvents = Record<string, never>;

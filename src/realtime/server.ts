@@ -1,5 +1,6 @@
 import type { Server as HttpServer } from 'node:http';
 import { Server } from 'socket.io';
+import type { Actors } from '../actors/runtime/router';
 import type { AppContext } from '../context';
 import { widgetRoom } from './channels';
 import { connectionAuth } from './connectionAuth';
@@ -9,6 +10,7 @@ import { localFanOut, redisFanOut } from './fanOut';
 import { guardSessions } from './sessionGuard';
 import { ChannelSigner } from './signature';
 import { handleSubscriptions } from './subscriptions';
+import { handleTyping } from './typing';
 
 export interface Realtime extends RealtimeEmitter {
   io: RealtimeServer;
@@ -19,11 +21,14 @@ export interface Realtime extends RealtimeEmitter {
 }
 
 export const REALTIME_PATH = '/socket.io';
-// Clients send only subscribe/unsubscribe; anything bigger is not ours.
+// Clients send only subscribe/unsubscribe and typing; anything bigger is not ours.
 const MAX_CLIENT_PACKET_BYTES = 16 * 1024;
 
-/** Socket.IO on this node's HTTP server (docs/api.md "Realtime"), fanned out through Redis in cluster mode. */
-export async function createRealtime(httpServer: HttpServer, ctx: AppContext): Promise<Realtime> {
+/**
+ * Socket.IO on this node's HTTP server (docs/api.md "Realtime"), fanned out through Redis in cluster mode.
+ * `actors` carries what clients send (typing) to the conversation's owner.
+ */
+export async function createRealtime(httpServer: HttpServer, ctx: AppContext, actors: Actors): Promise<Realtime> {
   const { config, logger } = ctx;
   const fanOut = config.redisUrl ? await redisFanOut(config.redisUrl, config.redisPrefix, logger) : localFanOut();
   const io: RealtimeServer = new Server(httpServer, {
@@ -52,7 +57,10 @@ export async function createRealtime(httpServer: HttpServer, ctx: AppContext): P
     );
   });
   // Widget sockets get the handlers too, so their subscribe is answered (refused) rather than left hanging.
-  io.on('connection', (socket) => handleSubscriptions(socket, { signer, sessions, settled: fanOut.settled }));
+  io.on('connection', (socket) => {
+    handleSubscriptions(socket, { signer, sessions, settled: fanOut.settled });
+    handleTyping(socket, actors);
+  });
 
   const emitter = socketEmitter(io);
   let closing: Promise<void> | undefined;

@@ -67,7 +67,7 @@ function admit(socket: RealtimeSocket, signer: ChannelSigner, payload: unknown):
 type Ack = (reply: SubscribeAck) => void;
 
 /** The payload and the ack, wherever the client put them (an ack alone arrives as the only argument). */
-function split(args: unknown[]): { payload: unknown; ack?: Ack } {
+export function split(args: unknown[]): { payload: unknown; ack?: Ack } {
   const last = args.at(-1);
   if (typeof last !== 'function') return { payload: args[0] };
   return { payload: args.length > 1 ? args[0] : undefined, ack: (reply) => void (last as Ack)(reply) };

@@ -151,7 +151,7 @@ describe('realtime (Socket.IO at /socket.io, POST /api/agent/broadcasting/auth)'
   });
 
   describe('widget sockets', () => {
-    it('receive message.created and conversation.updated of their own conversation, never deltas or typing', async () => {
+    it("receive message.created, conversation.updated and agents' typing of their own conversation, never deltas or their own typing", async () => {
       const a = await tenant();
       const widget = await open({ key: a.bot.publicKey, visitor_id: a.conversation.visitorKey, conversation_id: a.conversation.publicId });
       const agent = await open({ token: a.token });
@@ -165,14 +165,15 @@ describe('realtime (Socket.IO at /socket.io, POST /api/agent/broadcasting/auth)'
       });
       const emit = (channel: string, event: RealtimeEventName, data: unknown, seq: number) => emitRaw(server().realtime, channel, event, data, seq);
       emit(channel, 'message.delta', { delta: 'Hel' }, 3);
+      emit(channel, 'typing', { who: 'visitor' }, 3);
       emit(channel, 'typing', { who: 'agent' }, 3);
       emit(channel, 'conversation.updated', { status: 'agent' }, 4);
       emit(channel, 'message.created', { id: 1 }, 5);
       await agentInbox.next((r) => r.name === 'message.created');
       const created = await widgetInbox.next((r) => r.name === 'message.created');
       assert.deepEqual(created.payload, { channel, event: 'message.created', data: { id: 1 }, seq: 5 });
-      assert.deepEqual(widgetInbox.received.map((r) => r.name), ['conversation.updated', 'message.created']);
-      assert.deepEqual(agentInbox.received.map((r) => r.name), ['message.delta', 'typing', 'conversation.updated', 'message.created']);
+      assert.deepEqual(widgetInbox.received.map((r) => [r.name, r.payload.data]), [['typing', { who: 'agent' }], ['conversation.updated', { status: 'agent' }], ['message.created', { id: 1 }]]);
+      assert.deepEqual(agentInbox.received.map((r) => r.name), ['message.delta', 'typing', 'typing', 'conversation.updated', 'message.created']);
     });
 
     it('is refused for a wrong visitor, another chatbot, an inactive chatbot or a malformed handshake', async () => {

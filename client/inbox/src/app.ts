@@ -7,6 +7,7 @@ import { signIn } from './login.js';
 import { Realtime } from './realtime.js';
 import { state, type Controller } from './state.js';
 import { addDelta, addMessage, markLive, renderThread } from './thread.js';
+import { clearVisitorTyping, showVisitorTyping, TypingSignal } from './typing.js';
 import type { Agent, Canned, Envelope, Filter, InboxPage, Session, Tag } from './types.js';
 import { showVisitors, visitorsChanged } from './visitors.js';
 
@@ -124,6 +125,7 @@ function open(id: string | null, push = true): void {
     state.active = null;
     state.watching = null;
     lastSeq = null;
+    clearVisitorTyping();
     realtime?.watch(id);
     renderList(controller);
     paintThread();
@@ -158,6 +160,10 @@ function onEvent({ event, data, seq }: Envelope): void {
     lastSeq = Math.max(lastSeq ?? seq, seq);
     if (gap) threadSoon();
   }
+  if (event === 'typing') {
+    if (isOpen) showVisitorTyping(data);
+    return;
+  }
   if (event === 'message.delta') {
     if (isOpen && typeof data.delta === 'string') addDelta(Number(data.reply_to), data.delta);
     return;
@@ -166,6 +172,7 @@ function onEvent({ event, data, seq }: Envelope): void {
   if (event === 'conversation.created') announce('A new conversation started.');
   if (!isOpen) return;
   if (event === 'message.created' && typeof data.content === 'string') {
+    if (data.role === 'visitor') clearVisitorTyping();
     addMessage({ id: Number(data.id), role: String(data.role), content: data.content, at: String(data.at) }, true);
   }
   threadSoon();
@@ -300,6 +307,11 @@ async function boot(): Promise<void> {
     void refreshList();
   });
   byId('search').addEventListener('input', debounce(searchChanged, 300));
+  const typing = new TypingSignal((id, on) => realtime?.typing(id, on));
+  byId('draft').addEventListener('input', (event) => {
+    const note = byId<HTMLInputElement>('mode-note').checked;
+    typing.changed(state.openId, note ? null : (event.target as HTMLTextAreaElement).value);
+  });
   byId('more').addEventListener('click', () => void loadMore());
   byId('sign-out').addEventListener('click', () => {
     void post('logout').catch(() => undefined).then(() => signedOut());

@@ -99,6 +99,11 @@ export class Realtime {
     if (conversationId) void this.subscribeThread(socket, conversationId);
   }
 
+  /** Tells whoever watches the conversation (the visitor included) that this agent is typing; best effort. */
+  typing(conversationId: string, typing: boolean): void {
+    if (this.socket?.connected) void this.socket.timeout(ACK_MS).emitWithAck('typing', { conversation_id: conversationId, typing }).catch(() => undefined);
+  }
+
   stop(): void {
     this.closed = true;
     this.socket?.disconnect();

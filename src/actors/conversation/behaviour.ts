@@ -8,6 +8,7 @@ import * as records from './agentRecords';
 import * as agent from './agentTurns';
 import { idleCheck } from './idleClose';
 import { slaCheck } from './stateMoves';
+import { TypingState } from './typing';
 import * as visitor from './visitorTurns';
 import './protocol';
 
@@ -29,7 +30,9 @@ export function conversationBehaviour(deps: ActorDeps): ActorBehaviour<'conversa
       const row = await Conversation.findOne({ where: { publicId: env.id } });
       const actor = new ConversationActor(env, new ConversationRecord(row, env, deps.realtime), deps);
       if (row) await actor.chatbot();
+      const typing = new TypingState(actor);
       return {
+        deactivate: () => typing.endAll(),
         handle: {
           visitorMessage: (message, turn) => visitor.visitorMessage(actor, message, turn),
           requestHandoff: (owner) => visitor.requestHandoff(actor, owner),
@@ -53,6 +56,7 @@ export function conversationBehaviour(deps: ActorDeps): ActorBehaviour<'conversa
           suggestionOutcome: ({ suggestionId, outcome }) => records.suggestionOutcome(actor, suggestionId, outcome),
           slaCheck: ({ requestedAt }) => slaCheck(actor, requestedAt),
           idleCheck: ({ answerId }) => idleCheck(actor, answerId),
+          typing: (signal) => typing.signal(signal),
         },
       };
     },

@@ -95,6 +95,12 @@ export interface StoredNote {
   at: string;
 }
 
+/** Someone started (`typing: true`, repeated while they type) or stopped typing; held in memory, never stored. */
+export type TypingSignal = { typing: boolean } & (
+  | { who: 'visitor'; chatbotId: number; preview?: string }
+  | { who: 'agent'; userId: number; companyId: number; name: string }
+);
+
 declare module '../runtime/protocol' {
   interface ActorProtocols {
     conversation: {
@@ -128,6 +134,8 @@ declare module '../runtime/protocol' {
       /** `announce`: a drafted suggestion nobody asked for (`copilot_autostart`), sent to the agent as `suggestion.ready`. */
       keepSuggestion: { message: AgentRef & { suggestion: string | null; announce?: boolean }; reply: { id: number } };
       suggestionOutcome: { message: { suggestionId: number; outcome: SuggestionOutcome } };
+      /** A tell from a socket: passes through the owner so it is ordered with the thread and reaches every node. */
+      typing: { message: TypingSignal };
     };
   }
 }
