@@ -1,7 +1,15 @@
 // The realtime wire vocabulary (docs/api.md "Realtime"): event names, their data, the envelope and the socket protocol.
 import type { Server, Socket } from 'socket.io';
 import type { presentMessageEvent } from '../presenters/message';
-import type { presentConversationEvent, presentMessageDelta, presentSuggestionReady, presentVisitorPresence } from '../presenters/realtimeEvents';
+import type {
+  presentConversationAssigned,
+  presentConversationEvent,
+  presentConversationRead,
+  presentMessageDelta,
+  presentNotification,
+  presentSuggestionReady,
+  presentVisitorPresence,
+} from '../presenters/realtimeEvents';
 
 export const REALTIME_EVENTS = [
   'conversation.created',
@@ -11,6 +19,9 @@ export const REALTIME_EVENTS = [
   'visitor.online',
   'visitor.offline',
   'suggestion.ready',
+  'conversation.assigned',
+  'read',
+  'notification',
   'typing',
 ] as const;
 
@@ -27,6 +38,9 @@ export interface RealtimeEventData {
   'visitor.online': ReturnType<typeof presentVisitorPresence>;
   'visitor.offline': ReturnType<typeof presentVisitorPresence>;
   'suggestion.ready': ReturnType<typeof presentSuggestionReady>;
+  'conversation.assigned': ReturnType<typeof presentConversationAssigned>;
+  read: ReturnType<typeof presentConversationRead>;
+  notification: ReturnType<typeof presentNotification>;
   /** Nothing sends it yet: the name is reserved, and its shape comes with whatever first sends it. */
   typing: never;
 }
