@@ -1,6 +1,7 @@
 import type { Conversation } from '../models';
 import type { VisitorRecord } from '../domain/visitors/records';
 import { waitRemaining } from '../domain/conversations/transitions';
+import type { PushNotification } from '../domain/push/payload';
 
 /** `conversation.created` / `conversation.updated` data: the inbox row's facts, read after the write committed. */
 export const presentConversationEvent = (conversation: Conversation, targetSeconds: number, now = new Date()) => ({
@@ -46,3 +47,15 @@ export const presentTyping = (conversationId: string, who: 'visitor' | 'agent', 
   typing,
   ...(preview !== undefined && { preview }),
 });
+
+/** `conversation.assigned` data: the conversation the channel's agent now holds, and who gave it to them (null: the system). */
+export const presentConversationAssigned = (conversationId: string, by: number | null) => ({
+  conversation_id: conversationId,
+  by,
+});
+
+/** `read` data: the channel's agent read the conversation, on whichever of their devices. */
+export const presentConversationRead = (conversationId: string) => ({ conversation_id: conversationId });
+
+/** `notification` data: exactly what a push to that agent's devices carries (docs/push.md "Payload"). */
+export const presentNotification = (notification: PushNotification): PushNotification => notification;

@@ -1,7 +1,16 @@
 // The realtime wire vocabulary (docs/api.md "Realtime"): event names, their data, the envelope and the socket protocol.
 import type { Server, Socket } from 'socket.io';
 import type { presentMessageEvent } from '../presenters/message';
-import type { presentConversationEvent, presentMessageDelta, presentSuggestionReady, presentTyping, presentVisitorPresence } from '../presenters/realtimeEvents';
+import type {
+  presentConversationAssigned,
+  presentConversationEvent,
+  presentConversationRead,
+  presentMessageDelta,
+  presentNotification,
+  presentSuggestionReady,
+  presentTyping,
+  presentVisitorPresence,
+} from '../presenters/realtimeEvents';
 
 export const REALTIME_EVENTS = [
   'conversation.created',
@@ -11,6 +20,9 @@ export const REALTIME_EVENTS = [
   'visitor.online',
   'visitor.offline',
   'suggestion.ready',
+  'conversation.assigned',
+  'read',
+  'notification',
   'typing',
 ] as const;
 
@@ -27,6 +39,9 @@ export interface RealtimeEventData {
   'visitor.online': ReturnType<typeof presentVisitorPresence>;
   'visitor.offline': ReturnType<typeof presentVisitorPresence>;
   'suggestion.ready': ReturnType<typeof presentSuggestionReady>;
+  'conversation.assigned': ReturnType<typeof presentConversationAssigned>;
+  read: ReturnType<typeof presentConversationRead>;
+  notification: ReturnType<typeof presentNotification>;
   typing: ReturnType<typeof presentTyping>;
 }
 

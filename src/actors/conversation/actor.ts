@@ -1,11 +1,11 @@
 import type { ActorDeps } from '../deps';
+import { notifyAgents } from '../notifyAgents';
 import type { ActivationEnv } from '../runtime/behaviour';
 import { notFound } from '../../errors';
 import { Chatbot, Company, type Conversation } from '../../models';
 import type { Branding } from '../../domain/chatbots/branding';
 import { settingsOf } from '../../domain/chatbots/flags';
 import type { NotificationEvent } from '../../domain/notifications/preferences';
-import { raisePushEvent } from '../../domain/push/events';
 import { visitorDisplayName } from '../../domain/visitors/displayName';
 import { conversationChannels } from '../../realtime/channels';
 import type { ConversationView } from './protocol';
@@ -86,18 +86,22 @@ export class ConversationActor {
     unit.emit('conversation.updated', channels, () => this.eventData());
   }
 
-  /** Tells agents' devices about this conversation; raised after the write it describes committed. */
+  /** Tells agents (their devices, their open tabs) about this conversation; raised after the write it describes committed. */
   push(event: NotificationEvent, occurrence: string | number, text: string): void {
     const c = this.conversation();
-    raisePushEvent(this.deps.ctx, {
-      event,
-      key: `${event}:${c.publicId}:${occurrence}`,
-      companyId: c.companyId,
-      chatbotId: c.chatbotId,
-      conversationId: c.publicId,
-      assignedUserId: c.assignedUserId,
-      visitor: visitorDisplayName({ name: c.visitorName, email: c.visitorEmail, key: c.visitorKey }),
-      text,
-    });
+    notifyAgents(
+      this.deps,
+      {
+        event,
+        key: `${event}:${c.publicId}:${occurrence}`,
+        companyId: c.companyId,
+        chatbotId: c.chatbotId,
+        conversationId: c.publicId,
+        assignedUserId: c.assignedUserId,
+        visitor: visitorDisplayName({ name: c.visitorName, email: c.visitorEmail, key: c.visitorKey }),
+        text,
+      },
+      Number(c.seq),
+    );
   }
 }

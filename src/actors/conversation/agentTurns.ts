@@ -3,12 +3,13 @@ import { setConversationTag } from '../../domain/catalogue/conversationTags';
 import * as moves from '../../domain/conversations/transitions';
 import { notFound } from '../../errors';
 import { Conversation, Message, Note } from '../../models';
-import { companyChannel, conversationChannel } from '../../realtime/channels';
+import { presentConversationRead } from '../../presenters/realtimeEvents';
+import { companyChannel, conversationChannel, userChannel } from '../../realtime/channels';
 import { visitorActorId } from '../visitor/protocol';
 import type { ConversationActor } from './actor';
 import type { ConversationView, InviteInput, SentMessage, StoredNote } from './protocol';
 import type { Unit } from './record';
-import { move, stopSlaClock } from './stateMoves';
+import { announceHolder, move, stopSlaClock } from './stateMoves';
 
 // What agents do in a conversation: hold it, answer, invite, annotate, read.
 
@@ -23,6 +24,7 @@ async function holdFor(actor: ConversationActor, unit: Unit, userId: number): Pr
   const changes = moves.takeOver(unit.conversation, userId);
   if (!changes) return;
   await unit.addEvent('human_connected', 'agent', userId);
+  announceHolder(unit, changes, userId);
   unit.change(changes);
   actor.updated(unit);
 }
@@ -91,7 +93,9 @@ export async function invite(actor: ConversationActor, input: InviteInput): Prom
         });
   const message = await actor.record.write(create, async (unit) => {
     await unit.addEvent('invited', 'agent', input.userId);
-    unit.change(moves.takeOver(unit.conversation, input.userId));
+    const changes = moves.takeOver(unit.conversation, input.userId);
+    announceHolder(unit, changes, input.userId);
+    unit.change(changes);
     if (existing) actor.updated(unit);
     else unit.emit('conversation.created', [companyChannel(unit.conversation.companyId)], () => actor.eventData());
     return unit.addLine({ role: 'agent', content: input.text, authorUserId: input.userId });
@@ -127,14 +131,18 @@ export async function tag(actor: ConversationActor, userId: number, tagId: numbe
   });
 }
 
-/** An agent opened the thread: unread goes to zero for every agent's inbox. */
-export async function markRead(actor: ConversationActor): Promise<{ unreadCount: number }> {
+/**
+ * An agent opened the thread: unread goes to zero for every agent's inbox, and the reader's other
+ * devices hear `read` on their own channel so they clear the badge too.
+ */
+export async function markRead(actor: ConversationActor, userId: number): Promise<{ unreadCount: number }> {
   const conversation = actor.record.row;
   if (!conversation) throw notFound('Conversation');
   if (conversation.unreadCount > 0) {
     await actor.record.write(undefined, async (unit) => {
       unit.change({ unreadCount: 0 });
       actor.updated(unit);
+      unit.emit('read', [userChannel(userId)], () => presentConversationRead(conversation.publicId));
     });
   }
   return { unreadCount: 0 };

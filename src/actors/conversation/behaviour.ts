@@ -46,7 +46,7 @@ export function conversationBehaviour(deps: ActorDeps): ActorBehaviour<'conversa
           invite: (input) => agent.invite(actor, input),
           note: ({ userId, body }) => agent.note(actor, userId, body),
           tag: ({ userId, tagId, attach }) => agent.tag(actor, userId, tagId, attach),
-          markRead: () => agent.markRead(actor),
+          markRead: ({ userId }) => agent.markRead(actor, userId),
           block: ({ userId, blocked }) => block(actor, userId, blocked),
           setRevenue: (change) => records.setRevenue(actor, change),
           saveLead: () => records.saveLead(actor),

@@ -122,8 +122,8 @@ declare module '../runtime/protocol' {
       tag: { message: AgentRef & { tagId: number; attach: boolean }; reply: { changed: boolean } };
       /** An agent blocks (`blocked: true`) or unblocks the visitor; the reply is the state now. */
       block: { message: AgentRef & { blocked: boolean }; reply: { blocked: boolean } };
-      /** An agent opened the thread: the visitor's messages so far count as read. */
-      markRead: { reply: { unreadCount: number } };
+      /** An agent opened the thread: the visitor's messages so far count as read (`read` goes to that agent's devices). */
+      markRead: { message: AgentRef; reply: { unreadCount: number } };
       // What agents and their AI assist record beside the thread; each raises `conversation.updated`.
       setRevenue: { message: RevenueChange; reply: Revenue };
       saveLead: { reply: SavedLead };

@@ -1,7 +1,10 @@
 import type { EventSource } from '../../models';
+import { presentConversationAssigned } from '../../presenters/realtimeEvents';
+import { userChannel } from '../../realtime/channels';
 import type { ConversationActor } from './actor';
 import type { ConversationView } from './protocol';
 import type { Changes } from '../../domain/conversations/transitions';
+import type { Unit } from './record';
 
 const SLA_REMINDER = 'sla';
 
@@ -14,11 +17,24 @@ export async function move(actor: ConversationActor, changes: Changes | undefine
   if (changes) {
     await actor.record.write(undefined, async (unit) => {
       if (event) await unit.addEvent(event, source, userId);
+      announceHolder(unit, changes, userId);
       unit.change(changes);
       actor.updated(unit);
     });
   }
   return actor.view();
+}
+
+/**
+ * A write that gives the conversation to an agent tells them on their own channel
+ * (`conversation.assigned`), so every device they are signed in on learns it is theirs; `by` is who
+ * did it (themselves on a takeover, reply or invite; null for the system). Call it before
+ * `unit.change`: the row still names the previous holder until the write commits.
+ */
+export function announceHolder(unit: Unit, changes: Changes | undefined, by: number | null): void {
+  const holder = changes?.assignedUserId;
+  if (holder == null || holder === unit.conversation.assignedUserId) return;
+  unit.emit('conversation.assigned', [userChannel(holder)], () => presentConversationAssigned(unit.conversation.publicId, by));
 }
 
 /** A wait for a person began at `requestedAt`: check back when the workspace's target has passed. */

@@ -29,7 +29,7 @@ export interface VisitorServices {
 }
 
 /** Visitor events are not part of any conversation, so they carry seq 0 (seq rises per conversation only). */
-const VISITOR_SEQ = 0;
+export const VISITOR_SEQ = 0;
 const DEPARTURE_REMINDER = 'departure';
 /** A non-null "latest open conversation" is re-read after this long: it may have been closed since. */
 const LATEST_TTL_MS = 30_000;

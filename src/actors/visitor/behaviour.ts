@@ -1,9 +1,9 @@
 import type { ActorDeps } from '../deps';
+import { notifyAgents } from '../notifyAgents';
 import type { ActorBehaviour } from '../runtime/behaviour';
-import { raisePushEvent } from '../../domain/push/events';
 import { pollSecondsOf } from '../../domain/visitors/presence';
 import { loadVisitor } from '../../domain/visitors/records';
-import { VisitorActor, type VisitorServices } from './actor';
+import { VISITOR_SEQ, VisitorActor, type VisitorServices } from './actor';
 import { presenceWriterOf } from './presenceWriter';
 import { parseVisitorActorId } from './protocol';
 
@@ -23,7 +23,7 @@ export function visitorBehaviour(deps: ActorDeps): ActorBehaviour<'visitor'> {
     actors: deps.actors,
     writer: presenceWriterOf(ctx),
     pollSeconds: pollSecondsOf(ctx.config),
-    raise: (event) => raisePushEvent(ctx, event),
+    raise: (event) => notifyAgents(deps, event, VISITOR_SEQ),
   };
   return {
     kind: 'visitor',

@@ -1,13 +1,12 @@
 import { Op } from 'sequelize';
 import type { AppContext } from '../../context';
 import { PushSubscription } from '../../models';
-import { allowsPush } from '../notifications/preferences';
-import { loadPreferencesOf } from '../notifications/storedPreferences';
 import { ttlLeft } from './delivery';
 import type { PushFanoutJob } from './jobs';
 import { notificationFor } from './payload';
-import { pushRecipients } from './recipients';
+import { willingRecipients } from './recipients';
 import type { PushRuntime } from './runtime';
+import { throttleAllows } from './throttle';
 
 /**
  * One event to the devices that should hear of it: the recipients docs/push.md names, each agent's
@@ -26,9 +25,7 @@ export async function fanOutPush(ctx: AppContext, job: PushFanoutJob, runtime: P
     log.info('push event expired before it could be sent');
     return 0;
   }
-  const recipients = await pushRecipients(job);
-  const preferences = await loadPreferencesOf(job.companyId, recipients);
-  const allowed = recipients.filter((user) => allowsPush(preferences.get(user.id)!, job.event, job.chatbotId, now));
+  const { allowed, preferences, recipients } = await willingRecipients(job, now);
   if (allowed.length === 0) return 0;
 
   const devices = await PushSubscription.findAll({
@@ -39,7 +36,7 @@ export async function fanOutPush(ctx: AppContext, job: PushFanoutJob, runtime: P
   let queued = 0;
   for (const user of allowed) {
     const own = devices.filter((device) => device.userId === user.id);
-    if (own.length === 0 || !(await mayNotify(job, user.id, runtime))) continue;
+    if (own.length === 0 || !(await throttleAllows(runtime.throttle, job, user.id, runtime.throttleWindowMs))) continue;
     const notification = notificationFor(job, preferences.get(user.id)!, ctx.config.appUrl);
     for (const device of own) {
       await ctx.jobs.enqueue('push-deliver', {
@@ -56,10 +53,4 @@ export async function fanOutPush(ctx: AppContext, job: PushFanoutJob, runtime: P
   }
   log.debug({ event: job.event, recipients: recipients.length, allowed: allowed.length, queued }, 'push fanned out');
   return queued;
-}
-
-/** A chatty visitor does not bury an agent's phone: one `visitor_message` push per conversation and agent per window. */
-function mayNotify(job: PushFanoutJob, userId: number, runtime: PushRuntime): Promise<boolean> {
-  if (job.event !== 'visitor_message' || !job.conversationId) return Promise.resolve(true);
-  return runtime.throttle.claim(`${job.conversationId}:${userId}`, job.key, runtime.throttleWindowMs);
 }

@@ -1,7 +1,8 @@
 import { QueryTypes } from 'sequelize';
 import { ROLE_NAMES, roleCan } from '../../../config/roles';
 import { User } from '../../models';
-import type { NotificationEvent } from '../notifications/preferences';
+import { allowsPush, type NotificationEvent, type Preferences } from '../notifications/preferences';
+import { loadPreferencesOf } from '../notifications/storedPreferences';
 import type { PushEvent } from './events';
 
 export interface PushRecipient {
@@ -39,4 +40,12 @@ export async function pushRecipients(event: PushEvent): Promise<PushRecipient[]>
   if (!FOR_THE_ASSIGNEE.has(event.event) || event.assignedUserId === null) return handlers;
   const assignee = handlers.find((user) => user.id === event.assignedUserId);
   return assignee ? [assignee] : handlers;
+}
+
+/** The recipients whose own settings (push on, the event, DND, quiet hours, chatbot filter) let this event through now. */
+export async function willingRecipients(event: PushEvent, now: Date): Promise<{ recipients: PushRecipient[]; allowed: PushRecipient[]; preferences: Map<number, Preferences> }> {
+  const recipients = await pushRecipients(event);
+  const preferences = await loadPreferencesOf(event.companyId, recipients);
+  const allowed = recipients.filter((user) => allowsPush(preferences.get(user.id)!, event.event, event.chatbotId, now));
+  return { recipients, allowed, preferences };
 }

@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import type { PushEvent } from './events';
 
 /**
  * "At most one notification per subject per window": the first claim in a window wins. Claiming is
@@ -38,4 +39,10 @@ export function memoryThrottle(): PushThrottle {
       return true;
     },
   };
+}
+
+/** A chatty visitor does not bury an agent: one `visitor_message` notification per conversation and agent per window. */
+export function throttleAllows(throttle: PushThrottle, event: PushEvent, userId: number, windowMs: number): Promise<boolean> {
+  if (event.event !== 'visitor_message' || !event.conversationId) return Promise.resolve(true);
+  return throttle.claim(`${event.conversationId}:${userId}`, event.key, windowMs);
 }

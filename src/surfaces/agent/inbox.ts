@@ -38,7 +38,7 @@ async function activeThread(deps: SurfaceDeps, auth: AuthContext, publicId: stri
   if (!conversation) return null;
   draftOnOpen(deps, auth, conversation.publicId);
   if (conversation.unreadCount > 0) {
-    await actors.ask('conversation', conversation.publicId, { type: 'markRead' });
+    await actors.ask('conversation', conversation.publicId, { type: 'markRead', userId: auth.user.id });
     conversation.unreadCount = 0;
   }
   const active = await loadActiveConversation(conversation, auth.user.id);
