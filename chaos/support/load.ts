@@ -30,14 +30,22 @@ function freshIp(): string {
 
 const pause = (ms: number) => sleep(ms * (0.75 + Math.random() / 2));
 
+/** Fewer than the flood rule's 10 a minute, however fast the answers come. */
+const MESSAGES_PER_CONVERSATION = 8;
+
 /**
  * One widget visitor: one conversation, one message at a time (as the widget queues them), each with
  * its own client id, sent again with the same id until it is answered (or, in a handoff conversation,
  * held for a person), exactly as the widget resends a message that failed or whose answer was cut off.
  */
-export async function visitor(ctx: LoadContext, name: string, handoff: boolean): Promise<void> {
+export async function visitor(ctx: LoadContext, visitorName: string, handoff: boolean): Promise<void> {
   let conversationId: string | undefined;
-  for (let n = 1; !ctx.stopping(); n++) {
+  let name = visitorName;
+  for (let sent = 0; !ctx.stopping(); sent++) {
+    // More than 10 messages a minute in one conversation is flooding (docs/api.md): after a few, the
+    // visitor comes back as a new one, with a conversation of its own.
+    const n = (sent % MESSAGES_PER_CONVERSATION) + 1;
+    if (n === 1 && sent > 0) [name, conversationId] = [`${visitorName}-${sent / MESSAGES_PER_CONVERSATION}`, undefined];
     // Handoff visitors ask for a person in their first message; nothing else any visitor says does.
     const question = handoff && n === 1 ? 'I want to talk to a human, please.' : `Question ${n}: do you ship to Oslo, and how long does it take?`;
     const message = journalVisitorMessage(ctx.journal, name, handoff, question);
