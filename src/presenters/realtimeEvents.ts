@@ -37,3 +37,15 @@ export const presentSuggestionReady = (conversationId: string, suggestionId: num
   id: suggestionId,
   suggestion,
 });
+
+/** An agent who has a conversation open. */
+export interface Watcher {
+  id: number;
+  name: string;
+}
+
+/** `conversation.watchers` data: everyone who has the conversation open now, after an agent arrived or left. */
+export const presentConversationWatchers = (conversationId: string, watchers: Watcher[]) => ({
+  conversation_id: conversationId,
+  watchers,
+});

@@ -1,11 +1,12 @@
 // The realtime wire vocabulary (docs/api.md "Realtime"): event names, their data, the envelope and the socket protocol.
 import type { Server, Socket } from 'socket.io';
 import type { presentMessageEvent } from '../presenters/message';
-import type { presentConversationEvent, presentMessageDelta, presentSuggestionReady, presentVisitorPresence } from '../presenters/realtimeEvents';
+import type { presentConversationEvent, presentConversationWatchers, presentMessageDelta, presentSuggestionReady, presentVisitorPresence } from '../presenters/realtimeEvents';
 
 export const REALTIME_EVENTS = [
   'conversation.created',
   'conversation.updated',
+  'conversation.watchers',
   'message.created',
   'message.delta',
   'visitor.online',
@@ -22,6 +23,7 @@ export type ConversationEventData = ReturnType<typeof presentConversationEvent>;
 export interface RealtimeEventData {
   'conversation.created': ConversationEventData;
   'conversation.updated': ConversationEventData;
+  'conversation.watchers': ReturnType<typeof presentConversationWatchers>;
   'message.created': ReturnType<typeof presentMessageEvent>;
   'message.delta': ReturnType<typeof presentMessageDelta>;
   'visitor.online': ReturnType<typeof presentVisitorPresence>;

@@ -158,6 +158,8 @@ function onEvent({ event, data, seq }: Envelope): void {
     lastSeq = Math.max(lastSeq ?? seq, seq);
     if (gap) threadSoon();
   }
+  // Presence changes nothing the list or the thread shows.
+  if (event === 'conversation.watchers') return;
   if (event === 'message.delta') {
     if (isOpen && typeof data.delta === 'string') addDelta(Number(data.reply_to), data.delta);
     return;
