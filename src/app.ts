@@ -5,6 +5,7 @@ import { pinoHttp } from 'pino-http';
 import type { Actors } from './actors/runtime/router';
 import type { AppContext } from './context';
 import type { Chatbot } from './models';
+import type { Watchers } from './realtime/watchers';
 import { openToEveryOrigin } from './http/cors';
 import { errorHandler, routeNotFound } from './http/errorHandler';
 import { loggedUrl, requestErrorObject, requestLogLevel } from './http/requestLog';
@@ -22,9 +23,11 @@ import { anyOrigin, WIDGET_BASE, widgetSurface } from './surfaces/widget';
 const REQUEST_ID = /^[\w.-]{1,100}$/;
 const HEARTBEAT_PATH = /^\/widget\/[^/]+\/heartbeat(?:\?|$)/;
 
-/** The runtime parts surfaces reach beyond the context: the actors (wherever they live). */
+/** The runtime parts surfaces reach beyond the context: the actors (wherever they live) and who is watching what. */
 export interface AppRuntime {
   actors: Actors;
+  /** Who has each conversation open (the active conversation's `watchers`). */
+  watchers: Pick<Watchers, 'of'>;
   /** Where the demo workspace is on (embedded mode, PARLEY_DEMO=1): the chatbot the page at `/` embeds. */
   demo?: Pick<Chatbot, 'publicKey' | 'name'>;
 }
@@ -62,7 +65,7 @@ export function createApp(ctx: AppContext, runtime: AppRuntime): Express {
   app.use(WIDGET_BASE, anyOrigin);
   app.use(PORTAL_BASE, portalOrigins);
   // No app-wide body parser: each surface parses after its IP limits or authentication (src/http/jsonBody.ts).
-  const deps = { ctx, actors: runtime.actors };
+  const deps = { ctx, actors: runtime.actors, watchers: runtime.watchers };
   app.use(V1_BASE, v1Surface(deps));
   app.use(PORTAL_BASE, portalSurface(deps));
   app.use(AGENT_BASE, agentSurface(deps));

@@ -16,6 +16,8 @@ import { ensureDemo, type Demo } from './domain/demo/ensureDemo';
 import { requeuePendingSources } from './domain/knowledge/indexJob';
 import { InProcessJobQueue } from './jobs/inProcessQueue';
 import { createRealtime, type Realtime } from './realtime/server';
+import { watcherStoreFor } from './realtime/watcherStore';
+import { trackWatchers, type Watchers } from './realtime/watchers';
 
 export interface RunningWeb {
   ctx: AppContext;
@@ -24,6 +26,8 @@ export interface RunningWeb {
   url: string;
   /** Socket.IO on this node; its emitter reaches sockets on every node. */
   realtime: Realtime;
+  /** Who has each conversation open, on any node. */
+  watchers: Watchers;
   /** This node's share of the actors, and the router to all of them. */
   actors: ActorSystem;
   /** Graceful stop: refuse new connections, hand shards over, let in-flight requests finish (bounded), then close pools. */
@@ -61,6 +65,7 @@ export async function startWeb(config: Readonly<Config>, logger: Logger, options
   const server = createServer((req, res) => (app ? app(req, res) : res.writeHead(503).end()));
   let realtime: Realtime | undefined;
   let actors: ActorSystem | undefined;
+  let watchers: Watchers | undefined;
   let demo: Demo | undefined;
   try {
     // Actors (and sockets) message actors through the router, which exists only once the system has started.
@@ -68,6 +73,8 @@ export async function startWeb(config: Readonly<Config>, logger: Logger, options
     realtime = await createRealtime(server, ctx, router);
     const deps: ActorDeps = { ctx, realtime, actors: router };
     actors = await startActorSystem(ctx, [...parleyBehaviours(deps), ...(options.behaviours?.(deps) ?? [])], { idleMs: options.idleMs });
+    // Sockets arrive only once the server listens, below: by then this node is a member its entries can name.
+    watchers = trackWatchers(realtime.io, watcherStoreFor(ctx.redis, config.redisPrefix), actors, realtime, logger);
     ctx.readiness.push(...actors.readiness);
     ctx.metrics.watchActors(actors);
     ctx.metrics.watchSockets(realtime);
@@ -78,11 +85,12 @@ export async function startWeb(config: Readonly<Config>, logger: Logger, options
     }
     // What a newcomer runs (embedded mode) gets the demo: the page at `/` lets them chat with its chatbot at once.
     demo = config.demo ? await ensureDemo(ctx) : undefined;
-    app = createApp(ctx, { actors, demo: demo?.chatbot });
+    app = createApp(ctx, { actors, watchers, demo: demo?.chatbot });
     server.listen(config.port);
     await once(server, 'listening');
   } catch (error) {
     server.close();
+    watchers?.close();
     await actors?.close();
     await realtime?.close();
     await closeContext(ctx);
@@ -97,6 +105,8 @@ export async function startWeb(config: Readonly<Config>, logger: Logger, options
     (stopping ??= (async () => {
       logger.info('shutting down');
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      // This node's sockets are about to go: the other nodes drop its watchers once it has left the cluster.
+      watchers.close();
       // Sockets live as long as the client: disconnect them now (they reconnect to another node) so they do not hold up the drain.
       const realtimeClosed = realtime.close();
       // A keep-alive connection turns idle once its in-flight response is sent: close it then, not at its timeout.
@@ -115,5 +125,5 @@ export async function startWeb(config: Readonly<Config>, logger: Logger, options
       logger.info('stopped');
     })());
 
-  return { ctx, server, port, url: `http://127.0.0.1:${port}`, realtime, actors, stop, lost };
+  return { ctx, server, port, url: `http://127.0.0.1:${port}`, realtime, watchers, actors, stop, lost };
 }

@@ -25,6 +25,8 @@ export interface ActorSystemOptions {
 export interface ActorSystem extends Actors {
   /** `nodeId:incarnation`: this process's member id (a restart is a new incarnation). */
   readonly member: string;
+  /** Who is alive: the nodes whose sockets still count (src/realtime/watchers.ts drops the rest). */
+  readonly membership: Pick<Membership, 'isLive' | 'live' | 'on' | 'off'>;
   /** `cluster` (a live member), and on nodes that host actors `shards` (serving its share of them). */
   readonly readiness: readonly ReadinessCheck[];
   ownedShards(): number[];
@@ -103,6 +105,7 @@ export async function startActorSystem(ctx: AppContext, behaviours: readonly Any
     tell: (kind, id, message, askOptions) => router.tell(kind, id, message, askOptions),
     stream: (kind, id, message, askOptions) => router.stream(kind, id, message, askOptions),
     member,
+    membership: cluster.membership,
     readiness: [
       {
         name: 'cluster',

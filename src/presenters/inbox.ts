@@ -9,6 +9,7 @@ import { presentNote } from './agent';
 import { presentRevenue } from './customerContext';
 import { displayDate, displayTime, relativeTime } from './displayTime';
 import { presentAgentMessage } from './message';
+import type { Watcher } from './realtimeEvents';
 
 export interface InboxClock {
   now: Date;
@@ -44,7 +45,7 @@ export function presentInboxItem(row: InboxRow, userId: number, clock: InboxCloc
 }
 
 /** The agent's active conversation: the inbox item's facts plus the thread and what is known of the visitor. */
-export function presentActiveConversation(active: ActiveConversation, userId: number, clock: InboxClock) {
+export function presentActiveConversation(active: ActiveConversation, watchers: Watcher[], userId: number, clock: InboxClock) {
   const { conversation: c, row, chatbot, visitor } = active;
   const item = presentInboxItem(row, userId, clock);
   const meta = c.meta as { page_url?: unknown; referrer?: unknown };
@@ -97,8 +98,8 @@ export function presentActiveConversation(active: ActiveConversation, userId: nu
     lead_status: active.lead?.status ?? null,
     messages: active.messages.map((message) => presentAgentMessage({ id: message.id, role: message.role, content: message.content, at: message.createdAt })),
     notes: active.notes.map((note) => presentNote({ id: note.id, body: note.body, at: note.createdAt }, note.author?.name ?? '')),
-    watchers: [],
-    watching: false,
+    watchers,
+    watching: watchers.some((watcher) => watcher.id === userId),
     routed_by: c.routedBy,
     blocked: c.blocked,
     abuse_strikes: c.abuseStrikes,

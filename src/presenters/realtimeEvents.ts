@@ -59,3 +59,15 @@ export const presentConversationRead = (conversationId: string) => ({ conversati
 
 /** `notification` data: exactly what a push to that agent's devices carries (docs/push.md "Payload"). */
 export const presentNotification = (notification: PushNotification): PushNotification => notification;
+
+/** An agent who has a conversation open. */
+export interface Watcher {
+  id: number;
+  name: string;
+}
+
+/** `conversation.watchers` data: everyone who has the conversation open now, after an agent arrived or left. */
+export const presentConversationWatchers = (conversationId: string, watchers: Watcher[]) => ({
+  conversation_id: conversationId,
+  watchers,
+});

@@ -5,6 +5,7 @@ import type {
   presentConversationAssigned,
   presentConversationEvent,
   presentConversationRead,
+  presentConversationWatchers,
   presentMessageDelta,
   presentNotification,
   presentSuggestionReady,
@@ -15,6 +16,7 @@ import type {
 export const REALTIME_EVENTS = [
   'conversation.created',
   'conversation.updated',
+  'conversation.watchers',
   'message.created',
   'message.delta',
   'visitor.online',
@@ -34,6 +36,7 @@ export type ConversationEventData = ReturnType<typeof presentConversationEvent>;
 export interface RealtimeEventData {
   'conversation.created': ConversationEventData;
   'conversation.updated': ConversationEventData;
+  'conversation.watchers': ReturnType<typeof presentConversationWatchers>;
   'message.created': ReturnType<typeof presentMessageEvent>;
   'message.delta': ReturnType<typeof presentMessageDelta>;
   'visitor.online': ReturnType<typeof presentVisitorPresence>;

@@ -1,11 +1,13 @@
 import type { Actors } from '../actors/runtime/router';
 import type { AppContext } from '../context';
+import type { Watchers } from '../realtime/watchers';
 import { endpointsOf, type DeclaredEndpoint } from '../http/endpoint';
 
-/** What every surface handler is given: the process's services and the actors (wherever they live). */
+/** What every surface handler is given: the process's services, the actors (wherever they live) and who is watching what. */
 export interface SurfaceDeps {
   ctx: AppContext;
   actors: Actors;
+  watchers: Pick<Watchers, 'of'>;
 }
 
 /** Declares one endpoint of a surface: its documentation, checks and handler (src/http/endpoint.ts). */

@@ -50,7 +50,7 @@ describe('agent app: push and notifications', () => {
 
   before(async () => {
     const ctx = server().ctx;
-    configured = await serveMiniApp((app) => app.use(AGENT_BASE, agentSurface({ ctx: { ...ctx, config: { ...ctx.config, vapid: VAPID } }, actors: server().actors })));
+    configured = await serveMiniApp((app) => app.use(AGENT_BASE, agentSurface({ ctx: { ...ctx, config: { ...ctx.config, vapid: VAPID } }, actors: server().actors, watchers: server().watchers })));
   });
   after(() => configured.close());
 

@@ -34,7 +34,7 @@ describe('push endpoints obey the outbound address policy', function () {
     let strict: { url: string; close(): Promise<void> };
     before(async () => {
       const ctx = withPolicy(false);
-      strict = await serveMiniApp((app) => app.use(AGENT_BASE, agentSurface({ ctx, actors: server().actors })));
+      strict = await serveMiniApp((app) => app.use(AGENT_BASE, agentSurface({ ctx, actors: server().actors, watchers: server().watchers })));
     });
     after(() => strict.close());
 

@@ -159,6 +159,8 @@ describe('realtime (Socket.IO at /socket.io, POST /api/agent/broadcasting/auth)'
       const agentInbox = new Inbox(agent);
       const channel = `private-conversation.${a.conversation.publicId}`;
       await join(agent, a.token, channel);
+      // The agent's arrival on the thread is announced to it first (conversation watchers).
+      await agentInbox.next((r) => r.name === 'conversation.watchers');
       assert.deepEqual(await subscribe(widget, channel, expectedAuth(widget.id!, channel)), {
         ok: false,
         message: 'Widget connections cannot subscribe to channels.',
@@ -173,7 +175,7 @@ describe('realtime (Socket.IO at /socket.io, POST /api/agent/broadcasting/auth)'
       const created = await widgetInbox.next((r) => r.name === 'message.created');
       assert.deepEqual(created.payload, { channel, event: 'message.created', data: { id: 1 }, seq: 5 });
       assert.deepEqual(widgetInbox.received.map((r) => [r.name, r.payload.data]), [['typing', { who: 'agent' }], ['conversation.updated', { status: 'agent' }], ['message.created', { id: 1 }]]);
-      assert.deepEqual(agentInbox.received.map((r) => r.name), ['message.delta', 'typing', 'typing', 'conversation.updated', 'message.created']);
+      assert.deepEqual(agentInbox.received.map((r) => r.name), ['conversation.watchers', 'message.delta', 'typing', 'typing', 'conversation.updated', 'message.created']);
     });
 
     it('is refused for a wrong visitor, another chatbot, an inactive chatbot or a malformed handshake', async () => {

@@ -4,6 +4,7 @@ import { setUserSuspended } from '../../src/domain/accounts/createUser';
 import { setWorkspaceSuspended } from '../../src/domain/accounts/createWorkspace';
 import { issueToken, TOKEN_LIFETIME_DAYS } from '../../src/domain/accounts/tokens';
 import { AccessToken } from '../../src/models';
+import { joinChannel } from '../support/agent';
 import { server } from '../support/hooks';
 import { get, request } from '../support/http';
 import * as make from '../support/factories';
@@ -32,11 +33,6 @@ describe('realtime sockets follow their token (closed on logout, expiry, revocat
     sockets.push(socket);
     return socket;
   };
-  const join = async (socket: ClientSocket, token: string, channel: string) => {
-    const signed = await request('POST', '/api/agent/broadcasting/auth', { token, body: { socket_id: socket.id, channel_name: channel } });
-    assert.equal(signed.status, 200, JSON.stringify(signed.body));
-    assert.deepEqual(await subscribe(socket, channel, signed.body.auth), { ok: true });
-  };
   afterEach(() => sockets.splice(0).forEach((socket) => socket.close()));
 
   it("logout closes the sockets of the token's whole family, which then receive nothing; another sign-in's socket lives on", async () => {
@@ -47,8 +43,8 @@ describe('realtime sockets follow their token (closed on logout, expiry, revocat
     const otherDevice = (await issueToken(agent, 'agent')).plain;
     const channel = `private-company.${company.id}`;
     const [first, second, third] = await Promise.all([open({ token: signIn }), open({ token: refreshed }), open({ token: otherDevice })]);
-    await join(first!, signIn, channel);
-    await join(third!, otherDevice, channel);
+    await joinChannel(first!, signIn, channel);
+    await joinChannel(third!, otherDevice, channel);
     const signedOut = new Inbox(first!);
     const stillIn = new Inbox(third!);
     const ends = [closed(first!), closed(second!)];
@@ -96,7 +92,7 @@ describe('realtime sockets follow their token (closed on logout, expiry, revocat
     await setWorkspaceSuspended(a.company, true);
     assert.deepEqual(await Promise.all(workspaceClosed), [SERVER_CLOSED, SERVER_CLOSED]);
     // The other workspace's sockets are still served: a subscribe round trip proves the connection live.
-    await join(ownerB, await make.token(b.owner, 'agent'), `private-company.${b.company.id}`);
+    await joinChannel(ownerB, await make.token(b.owner, 'agent'), `private-company.${b.company.id}`);
     assert.ok(widgetB.connected);
   });
 

@@ -1,5 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { resolve } from 'node:path';
+import { joinChannel } from '../support/agent';
 import { Deployment } from '../support/cluster/deployment';
 import { request } from '../support/http';
 import { cliOk, ROOT, Running } from '../support/processes';
@@ -16,7 +17,7 @@ describe('realtime in single-node mode (no REDIS_URL: Socket.IO in-memory adapte
     await deployment?.destroy();
   });
 
-  it('authorizes, subscribes and delivers within the one process, and exits 0 on SIGTERM with a socket open', async function () {
+  it('authorizes, subscribes, delivers and tracks watchers within the one process, and exits 0 on SIGTERM with a socket open', async function () {
     this.timeout(30_000);
     // Its own database too: a single node fences all 1024 shards, which would unseat the suite's cluster node.
     deployment = await Deployment.create({ singleNode: true });
@@ -37,6 +38,19 @@ describe('realtime in single-node mode (no REDIS_URL: Socket.IO in-memory adapte
     const envelope = { channel, event: 'conversation.updated', data: { status: 'closed' }, seq: 3 };
     assert.equal((await fetch(`${control}/emit`, { method: 'POST', body: JSON.stringify(envelope) })).status, 204);
     assert.deepEqual((await inbox.next((r) => r.name === 'conversation.updated')).payload, envelope);
+
+    // Watchers live in this process's memory: the subscribe is announced and the active conversation lists the agent.
+    const { chatbot } = (await cliOk(['chatbot', 'create', '--company', String(company.id), '--name', 'Helper'], deployment.env())) as { chatbot: { id: number } };
+    const [{ public_id: conversationId }] = (await deployment.query<{ public_id: string }>(
+      "INSERT INTO conversations (company_id, chatbot_id, visitor_key, status) VALUES ($1, $2, 'visitor-solo', 'bot') RETURNING public_id",
+      [company.id, chatbot.id],
+    )) as [{ public_id: string }];
+    const thread = `private-conversation.${conversationId}`;
+    await joinChannel(socket, token, thread, url);
+    const announced = await inbox.next((r) => r.name === 'conversation.watchers' && r.payload.channel === thread);
+    const active = (await request('GET', `/api/agent/conversations/${conversationId}`, { token, baseUrl: url })).body.active;
+    assert.equal(active.watchers.length, 1);
+    assert.deepEqual([announced.payload.data, active.watching], [{ conversation_id: conversationId, watchers: active.watchers }, true]);
 
     const disconnected = new Promise((resolveReason) => socket.once('disconnect', resolveReason));
     node.child.kill('SIGTERM');

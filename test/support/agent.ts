@@ -15,6 +15,13 @@ export async function agentTenant(options: { plan?: PlanName; role?: RoleName } 
   return { company, owner, agent, bot, token: await make.token(agent, 'agent') };
 }
 
+/** Subscribes an agent socket to a channel through the real authorization endpoint (of `baseUrl`'s node), asserting the ack. */
+export async function joinChannel(socket: ClientSocket, token: string, channel: string, baseUrl?: string): Promise<void> {
+  const signed = await request('POST', '/api/agent/broadcasting/auth', { token, body: { socket_id: socket.id, channel_name: channel }, baseUrl });
+  assert.equal(signed.status, 200, JSON.stringify(signed.body));
+  assert.deepEqual(await subscribe(socket, channel, signed.body.auth), { ok: true });
+}
+
 /**
  * A second agent of the workspace with the inbox channel (`private-company.<id>`) open: what other
  * agents see live. The socket joins `sockets`, for the caller to close.
@@ -24,8 +31,6 @@ export async function secondAgentInbox(company: Company, sockets: ClientSocket[]
   const socket = await connect(server().url, { token });
   sockets.push(socket);
   const inbox = new Inbox(socket);
-  const channel = `private-company.${company.id}`;
-  const auth = await request('POST', '/api/agent/broadcasting/auth', { token, body: { socket_id: socket.id, channel_name: channel } });
-  assert.deepEqual(await subscribe(socket, channel, auth.body.auth), { ok: true });
+  await joinChannel(socket, token, `private-company.${company.id}`);
   return inbox;
 }

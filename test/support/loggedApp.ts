@@ -19,7 +19,7 @@ export async function serveLoggedApp(): Promise<LoggedApp> {
   const logs: Array<Record<string, unknown>> = [];
   const logger = createLogger('info', { write: (line: string) => void logs.push(JSON.parse(line) as Record<string, unknown>) });
   const ctx = server().ctx;
-  const listening = createApp({ ...ctx, logger }, { actors: server().actors }).listen(0, '127.0.0.1');
+  const listening = createApp({ ...ctx, logger }, { actors: server().actors, watchers: server().watchers }).listen(0, '127.0.0.1');
   await once(listening, 'listening');
   return {
     url: `http://127.0.0.1:${(listening.address() as AddressInfo).port}`,

@@ -35,5 +35,5 @@ export async function serveWithPush(): Promise<{ url: string; close(): Promise<v
 /** The app with every optional route (push configured, the demo page), for walking its routes. */
 export function fullApp() {
   const ctx = server().ctx;
-  return createApp({ ...ctx, config: { ...ctx.config, vapid: VAPID } }, { actors: server().actors, demo: DEMO });
+  return createApp({ ...ctx, config: { ...ctx.config, vapid: VAPID } }, { actors: server().actors, watchers: server().watchers, demo: DEMO });
 }

@@ -164,6 +164,8 @@ function onEvent({ event, data, seq }: Envelope): void {
     if (isOpen) showVisitorTyping(data);
     return;
   }
+  // Presence changes nothing the list or the thread shows.
+  if (event === 'conversation.watchers') return;
   if (event === 'message.delta') {
     if (isOpen && typeof data.delta === 'string') addDelta(Number(data.reply_to), data.delta);
     return;

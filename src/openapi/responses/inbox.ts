@@ -6,9 +6,6 @@ import { conversationStatus, handoffState, agentMessage } from './conversations'
 import { count, displayDate, displayTime, displayTimeOrEmpty, id, relativeTime, uuid } from './formats';
 import { named } from './named';
 
-/** Fields in the shape so clients can be built against it, with nothing behind them yet. */
-const NOT_YET = 'Not yet derived: nothing writes it yet, so it is always ';
-
 const group = z.enum(INBOX_GROUPS);
 export const tag = named('Tag', z.object({ id, name: z.string(), color: z.string() }), 'A tag of the workspace catalogue.');
 
@@ -93,8 +90,10 @@ export const activeConversation = named(
     lead_status: z.enum(['new', 'contacted', 'won', 'lost']).nullable(),
     messages: z.array(agentMessage),
     notes: z.array(z.object({ id, body: z.string(), author: z.string(), at: displayTime })),
-    watchers: z.array(z.unknown()).describe(NOT_YET + '`[]`.'),
-    watching: z.boolean().describe(NOT_YET + '`false`.'),
+    watchers: z
+      .array(z.object({ id, name: z.string() }))
+      .describe('Agents who have the conversation open now (a socket subscribed to its `private-conversation.<uuid>`, on any server), each once, by name.'),
+    watching: z.boolean().describe('true when the caller is one of `watchers`.'),
     routed_by: z.string().describe('`invite` when an agent\'s invite opened the conversation, else `ai` (automatic routing does not exist yet).'),
     blocked: z.boolean().describe("true while the visitor is blocked (an agent's block, or the flood rule's third strike): their messages are refused"),
     abuse_strikes: count.describe('visitor messages refused for flooding (more than 10 in 60 s); 3 block the conversation, an unblock resets it to 0'),

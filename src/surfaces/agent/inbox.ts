@@ -41,8 +41,8 @@ async function activeThread(deps: SurfaceDeps, auth: AuthContext, publicId: stri
     await actors.ask('conversation', conversation.publicId, { type: 'markRead', userId: auth.user.id });
     conversation.unreadCount = 0;
   }
-  const active = await loadActiveConversation(conversation, auth.user.id);
-  return active && presentActiveConversation(active, auth.user.id, clock);
+  const [active, watchers] = await Promise.all([loadActiveConversation(conversation, auth.user.id), deps.watchers.of(conversation.publicId)]);
+  return active && presentActiveConversation(active, watchers, auth.user.id, clock);
 }
 
 /**
