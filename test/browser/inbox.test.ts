@@ -4,7 +4,7 @@ import { CannedReply, Conversation, ConversationTag, Message, Note } from '../..
 import { createCannedReply } from '../../src/domain/catalogue/createCannedReply';
 import { createTag } from '../../src/domain/catalogue/createTag';
 import { revokeSessions } from '../../src/domain/accounts/tokens';
-import { launchBrowser, openWidget, sendInWidget, startBrowserNode, stopBrowserNode, widget, widgetMessages, visitorPage } from '../support/browser';
+import { launchBrowser, openWidget, sendInWidget, startBrowserNode, stopBrowserNode, widget, widgetMessages } from '../support/browser';
 import { eventually } from '../support/eventually';
 import { fakeLlm } from '../support/hooks';
 import type { Running } from '../support/processes';
@@ -49,7 +49,7 @@ describe('web inbox in real Chromium', function () {
 
   /** A fresh browser context (its own localStorage), with script errors collected. */
   async function newPage(): Promise<Page> {
-    const page = await visitorPage(browser);
+    const page = await browser.newPage();
     page.on('pageerror', (error) => pageErrors.push(error.message));
     return page;
   }

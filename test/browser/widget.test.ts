@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import type { Browser } from 'playwright-core';
 import { Conversation } from '../../src/models';
-import { launchBrowser, openWidget, sendInWidget, startBrowserNode, stopBrowserNode, widget, widgetMessages, visitorPage } from '../support/browser';
+import { launchBrowser, openWidget, sendInWidget, startBrowserNode, stopBrowserNode, widget, widgetMessages } from '../support/browser';
 import { fakeLlm, server } from '../support/hooks';
 import type { Running } from '../support/processes';
 import { html, startSite, type TestSite } from '../support/site';
@@ -38,7 +38,7 @@ describe('widget.js in real Chromium', function () {
 
 
   it('opens, sends, shows the streamed answer, and keeps the transcript across a reload', async () => {
-    const page = await visitorPage(browser);
+    const page = await browser.newPage();
     const errors: string[] = [];
     page.on('pageerror', (error) => errors.push(error.message));
     fakeLlm().script({ reply: REPLY, delayMs: 30 });
@@ -56,7 +56,7 @@ describe('widget.js in real Chromium', function () {
   });
 
   it('shows an agent reply live, sent from another node of the cluster', async () => {
-    const page = await visitorPage(browser);
+    const page = await browser.newPage();
     fakeLlm().script({ reply: 'Hello!' });
     await openWidget(page, site.url('/'));
     // Heartbeats come every 120 s on this node, so a reply seen within seconds came over the socket.
@@ -78,7 +78,7 @@ describe('widget.js in real Chromium', function () {
   });
 
   it('shows a message containing HTML as text, never as markup', async () => {
-    const page = await visitorPage(browser);
+    const page = await browser.newPage();
     const hostile = '<img src=x onerror="window.__owned=1"><b>bold?</b>';
     fakeLlm().script({ reply: `You wrote ${hostile}` });
     await openWidget(page, site.url('/'));
@@ -92,7 +92,7 @@ describe('widget.js in real Chromium', function () {
   });
 
   it('asks for a human with the handoff button and shows the wait, then the AI stays silent', async () => {
-    const page = await visitorPage(browser);
+    const page = await browser.newPage();
     fakeLlm().script({ reply: 'Happy to help.' });
     await openWidget(page, site.url('/'));
     await sendInWidget(page, 'Where is my order?');
@@ -113,7 +113,7 @@ describe('widget.js in real Chromium', function () {
   });
 
   it('the AI hands over by itself when the visitor asks it for a person', async () => {
-    const page = await visitorPage(browser);
+    const page = await browser.newPage();
     await openWidget(page, site.url('/'));
     await sendInWidget(page, 'Can I talk to a human?');
     await widgetMessages(page, 'assistant').filter({ hasText: 'asked a teammate to join' }).waitFor({ timeout: 15_000 });

@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { Conversation } from '../../src/models';
-import { launchBrowser, sendInWidget, startBrowserNode, stopBrowserNode, widget, widgetMessages, visitorContext } from '../support/browser';
+import { launchBrowser, sendInWidget, startBrowserNode, stopBrowserNode, widget, widgetMessages } from '../support/browser';
 import * as make from '../support/factories';
 import { fakeLlm } from '../support/hooks';
 import type { Running } from '../support/processes';
@@ -32,7 +32,7 @@ describe('widget.js identity in real Chromium', function () {
 
   const token = (claims: Record<string, unknown>) => make.identityToken(secret, { exp: Math.floor(Date.now() / 1000) + 3600, ...claims });
   const device = async () => {
-    const context = await visitorContext(browser);
+    const context = await browser.newContext();
     contexts.push(context);
     return context;
   };

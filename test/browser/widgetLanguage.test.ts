@@ -3,7 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import type { Chatbot } from '../../src/models';
-import { launchBrowser, openWidget, sendInWidget, startBrowserNode, stopBrowserNode, widget, widgetMessages, visitorContext } from '../support/browser';
+import { launchBrowser, openWidget, sendInWidget, startBrowserNode, stopBrowserNode, widget, widgetMessages } from '../support/browser';
 import * as make from '../support/factories';
 import { fakeLlm } from '../support/hooks';
 import type { Running } from '../support/processes';
@@ -71,7 +71,7 @@ describe("widget.js in the visitor's language (real Chromium)", function () {
   for (const { code, browser: locale, question, answer } of LANGUAGES) {
     it(`${code}: launcher, header, welcome and composer in ${locale}'s language, an answer laid out ${code === 'ar' ? 'right to left' : 'left to right'}, the AI told the language`, async () => {
       const words = widgetWords(code) as Record<string, string>;
-      const context = await visitorContext(browser, { locale, viewport: { width: 1024, height: 800 } });
+      const context = await browser.newContext({ locale, viewport: { width: 1024, height: 800 } });
       const page = await context.newPage();
       const errors: string[] = [];
       page.on('pageerror', (error) => errors.push(error.message));
@@ -113,7 +113,7 @@ describe("widget.js in the visitor's language (real Chromium)", function () {
   ];
   for (const { title, path, browser: locale, shown, question, answer, told } of SETTINGS) {
     it(title, async () => {
-      const context = await visitorContext(browser, { locale });
+      const context = await browser.newContext({ locale });
       const page = await context.newPage();
       fakeLlm().script({ reply: answer });
       await openWidget(page, site.url(path));

@@ -3,7 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { Conversation, type Chatbot, type Company, type User } from '../../src/models';
-import { launchBrowser, openWidget, sendInWidget, startBrowserNode, stopBrowserNode, widget, widgetMessages, visitorContext } from '../support/browser';
+import { launchBrowser, openWidget, sendInWidget, startBrowserNode, stopBrowserNode, widget, widgetMessages } from '../support/browser';
 import * as make from '../support/factories';
 import { fakeLlm, server } from '../support/hooks';
 import { request } from '../support/http';
@@ -129,7 +129,7 @@ describe('every visible widget setting, set through the CLI or the portal (real 
 
   /** A browser tab of its own (storage included); motion is reduced so the panel is measured where it rests. */
   async function newTab(options: { locale?: string; init?: string } = {}): Promise<Page> {
-    const context = await visitorContext(browser, { viewport: VIEWPORT, reducedMotion: 'reduce', locale: options.locale ?? 'en-US' });
+    const context = await browser.newContext({ viewport: VIEWPORT, reducedMotion: 'reduce', locale: options.locale ?? 'en-US' });
     contexts.push(context);
     if (options.init) await context.addInitScript(options.init);
     const page = await context.newPage();

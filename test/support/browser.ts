@@ -1,8 +1,8 @@
-import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from 'playwright-core';
+import { Redis } from 'ioredis';
+import { chromium, type Browser, type Page } from 'playwright-core';
 import { freePort } from '../../src/db/freePort';
-import { TEST_ENV } from './env';
+import { REDIS_URL, TEST_ENV, TEST_REDIS_PREFIX } from './env';
 import { fakeLlm } from './hooks';
-import { freshIp } from './portal';
 import { childEnv, Running, SERVER } from './processes';
 
 /**
@@ -32,20 +32,6 @@ export function launchBrowser(): Promise<Browser> {
 }
 
 /**
- * A browser context of its own visitor: a fresh client address (X-Forwarded-For, which the node
- * trusts from loopback), so the widget's per-IP limits (20 streams a minute) count per test page as
- * they would per real visitor, instead of for the whole run from 127.0.0.1.
- */
-export function visitorContext(browser: Browser, options: BrowserContextOptions = {}): Promise<BrowserContext> {
-  return browser.newContext({ ...options, extraHTTPHeaders: { ...options.extraHTTPHeaders, 'X-Forwarded-For': freshIp() } });
-}
-
-/** A page in a `visitorContext` of its own; closing the page is enough (the browser closes its contexts). */
-export async function visitorPage(browser: Browser): Promise<Page> {
-  return (await visitorContext(browser)).newPage();
-}
-
-/**
  * A web node of the test server's cluster whose public URL (APP_URL) is its real address, so a
  * browser reaches its widget.js and Socket.IO. Heartbeats come every 120 s on it: whatever reaches a
  * page within seconds came over Socket.IO, not a poll.
@@ -57,7 +43,23 @@ export async function startBrowserNode(nodeId: string): Promise<{ node: Running;
     env: childEnv({ ...TEST_ENV, ...fakeLlm().envFor(), PORT: String(port), APP_URL: base, NODE_ID: nodeId, LOG_LEVEL: 'info', VISITOR_POLL_SECONDS: '120' }),
   });
   await node.waitForLog((entry) => entry.msg === 'listening', 30_000);
+  await freshLoopbackLimits();
   return { node, base };
+}
+
+/**
+ * Every page of the run comes from 127.0.0.1, so the pages of all browser files would share the
+ * widget's per-IP limits (20 streams a minute): each file starts with that address's budgets fresh,
+ * as each real visitor has their own.
+ */
+async function freshLoopbackLimits(): Promise<void> {
+  const redis = new Redis(REDIS_URL);
+  try {
+    const keys = await redis.keys(`${TEST_REDIS_PREFIX}rl:*:ip:127.0.0.1`);
+    if (keys.length) await redis.del(...keys);
+  } finally {
+    redis.disconnect();
+  }
 }
 
 export async function stopBrowserNode(node: Running | undefined): Promise<void> {
