@@ -8,7 +8,7 @@ import { assertAllowance } from '../../domain/usage/allowance';
 import { AppError } from '../../errors';
 import { authOf } from '../../http/authenticate';
 import { contextMeta, visitorId, visitorMessage } from '../../http/visitorFields';
-import { conversationStatus } from '../../openapi/responses/conversations';
+import { conversationStatus, openElsewhere } from '../../openapi/responses/conversations';
 import { id, uuid } from '../../openapi/responses/formats';
 import { presentV1Reply } from '../../presenters/conversation';
 import { endpoint } from '../endpoint';
@@ -45,6 +45,10 @@ export const messageEndpoints = [
         }),
       },
       403: 'The visitor is blocked on this chatbot (`blocked`): nothing was stored, and the open conversation was not closed.',
+      409: {
+        ...openElsewhere,
+        description: 'Requests for the same visitor raced (one closing the open conversation while another opened one) and the message found no open conversation to go into; nothing was stored. Retry.',
+      },
       429: "The workspace's monthly message allowance is spent (`code: limit_reached`, `Retry-After` until the first of next month), or more than 10 visitor messages in 60 s in this conversation (`flooding`, a strike; the third blocks the visitor); nothing was stored.",
       502: { description: 'The AI provider could not be reached (`provider_unreachable`); the visitor message is kept, `conversation_id` names it.', json: z.looseObject({ message: z.string(), code: z.string(), conversation_id: uuid, status: conversationStatus }) },
       503: 'The conversation is moving between servers (`actor_unavailable`, `owner_lost`, `turn_timeout`); retry after `Retry-After`.',
