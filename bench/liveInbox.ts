@@ -91,7 +91,10 @@ export async function liveInbox(options: { scale: number }): Promise<BenchResult
         const { outcome } = postWidgetStream(targets[node]!, workspace!.chatbotKey, { visitor_id: conversation.visitor, conversation_id: conversation.id, message: measuredText(key) }, freshIp(), () => undefined);
         const ended = await outcome;
         if (ended.status === 200 && ended.complete) sent.set(key, { sentAt: ended.sentAt, node });
-        else if (failures.visitor++ === 0) failures.firstError ||= `visitor message: ${ended.status} ${ended.detail ?? ended.lastData}`;
+        else {
+          failures.visitor++;
+          failures.firstError ||= `visitor message: ${ended.status} ${ended.detail ?? ended.lastData}`;
+        }
         await sleep(between(VISITOR_PAUSE_MS));
       }
     };
@@ -109,7 +112,10 @@ export async function liveInbox(options: { scale: number }): Promise<BenchResult
         const key = nextKey++;
         const reply = await agent.reply(id, measuredText(key));
         if (reply.status === 200) sent.set(key, { sentAt: reply.sentAt, node: agent.node });
-        else if (failures.reply++ === 0) failures.firstError ||= `agent reply: ${reply.status}`;
+        else {
+          failures.reply++;
+          failures.firstError ||= `agent reply: ${reply.status}`;
+        }
         if (!(await agent.typing(id, false))) failures.typing++;
         await sleep(between(AGENT_PAUSE_MS));
       }
