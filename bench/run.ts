@@ -10,6 +10,7 @@ import { heartbeats } from './heartbeats';
 import { inbox } from './inbox';
 import { indexing } from './indexing';
 import { latency } from './latency';
+import { liveInbox } from './liveInbox';
 import { memory } from './memory';
 import { retrieval } from './retrieval';
 import { search } from './search';
@@ -23,6 +24,7 @@ const RESULTS = resolve(ROOT, 'bench/results/latest.json');
 interface Options {
   rounds: number;
   cpuProf: boolean;
+  scale: number;
 }
 
 /** In run order: the quick in-process ones first, the 6-minute failover last. */
@@ -39,6 +41,7 @@ const BENCHMARKS: Record<string, { about: string; run: (options: Options) => Pro
   streams: { about: 'concurrent widget streams at 30 tokens/s: 250, 500, 2,000, one web node (~12 min)', run: (o) => streams(o) },
   inbox: { about: 'GET /api/agent/inbox over HTTP, 100,000 conversations in the workspace (~6 min)', run: (o) => inbox({ cpuProf: o.cpuProf }) },
   fanout: { about: 'message.created to 10,000 agent sockets over 3 web nodes (~3 min)', run: () => fanout() },
+  liveInbox: { about: '50 agents on 3 web nodes watching, typing, replying while 500 visitors chat (~2 min)', run: (o) => liveInbox({ scale: o.scale }) },
   failover: { about: 'kill -9 failover, 3 nodes, production timings (~15 s per round)', run: (o) => failover({ rounds: o.rounds, log }) },
 };
 
@@ -48,13 +51,14 @@ interface ResultsFile {
   results: Record<string, BenchResult>;
 }
 
-const USAGE = `Usage: npm run bench [-- <name>... [--rounds N] [--cpu-prof]]
+const USAGE = `Usage: npm run bench [-- <name>... [--rounds N] [--scale F] [--cpu-prof]]
 
   ${Object.entries(BENCHMARKS)
     .map(([name, b]) => `${name.padEnd(11)} ${b.about}`)
     .join('\n  ')}
 
   --rounds N   failover rounds (default 20)
+  --scale F    liveInbox: agents and visitors times F (default 1; 0.2 is 10 agents and 100 visitors)
   --cpu-prof   throughput: also profile the runtime and list its hot spots (bench/results/profiles/);
                heartbeats: profile the web node the same way
 
@@ -67,7 +71,7 @@ function log(line: string): void {
 
 function parse(argv: string[]): { names: string[]; options: Options; help: boolean } {
   const names: string[] = [];
-  const options: Options = { rounds: 20, cpuProf: false };
+  const options: Options = { rounds: 20, cpuProf: false, scale: 1 };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (arg === '--help' || arg === '-h') return { names, options, help: true };
@@ -75,6 +79,9 @@ function parse(argv: string[]): { names: string[]; options: Options; help: boole
     else if (arg === '--rounds') {
       options.rounds = Number(argv[++i]);
       if (!Number.isInteger(options.rounds) || options.rounds < 1) throw new Error(`--rounds needs a positive integer\n\n${USAGE}`);
+    } else if (arg === '--scale') {
+      options.scale = Number(argv[++i]);
+      if (!(options.scale > 0 && options.scale <= 1)) throw new Error(`--scale needs a number in (0, 1]\n\n${USAGE}`);
     } else if (arg in BENCHMARKS) names.push(arg);
     else throw new Error(`unknown argument ${arg}\n\n${USAGE}`);
   }
