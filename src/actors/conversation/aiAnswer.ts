@@ -1,6 +1,7 @@
 import { UniqueConstraintError } from 'sequelize';
 import { generateReply, type GeneratedReply } from '../../ai/reply';
 import { ProviderError } from '../../ai/providers';
+import type { Branding } from '../../domain/chatbots/branding';
 import { asksForHuman, HANDOFF_MODEL, handoffLine } from '../../domain/conversations/escalation';
 import { historyBefore } from '../../domain/conversations/history';
 import { escalate } from '../../domain/conversations/transitions';
@@ -25,7 +26,13 @@ type Base = Omit<VisitorMessageReply, 'outcome' | 'answer' | 'note' | 'error'>;
  * for a person, else a reply streamed from the model (to the caller, and batched to agents watching)
  * and stored as the answer to `question`.
  */
-export async function answerVisitor(actor: ConversationActor, question: Message, base: Base, turn: Turn<VisitorChunk>): Promise<Answered> {
+export async function answerVisitor(
+  actor: ConversationActor,
+  question: Message,
+  base: Base,
+  turn: Turn<VisitorChunk>,
+  { recommend_mode: mode }: Branding,
+): Promise<Answered> {
   const conversation = actor.conversation();
   if (asksForHuman(question.content)) {
     const answer = await escalateToHuman(actor, question);
@@ -34,7 +41,6 @@ export async function answerVisitor(actor: ConversationActor, question: Message,
   }
 
   // Looked up beside the answer, so a connected store costs the visitor no extra wait in the usual case.
-  const { recommend_mode: mode } = await actor.settings();
   const products = recommendsFor(mode, question.content) ? recommendProducts(actor.deps.ctx, conversation.companyId, question.content) : Promise.resolve([]);
   let reply: GeneratedReply;
   const live = new DeltaBatcher((delta) =>

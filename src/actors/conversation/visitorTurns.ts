@@ -1,3 +1,4 @@
+import type { Branding } from '../../domain/chatbots/branding';
 import { verifiedDetails, visitorMayWrite, type VisitorClaim } from '../../domain/conversations/identity';
 import { visitorLanguage } from '../../domain/conversations/language';
 import { saveLeadFromMessage } from '../../domain/leads/saveLead';
@@ -40,7 +41,9 @@ export async function visitorMessage(actor: ConversationActor, input: VisitorMes
   // (or is asked for) the conversation. A new or closed conversation is the AI's, so it is checked.
   const aiWillAnswer = !existing || existing.status === 'closed' || moves.aiMayAnswer(existing);
   if (!retried && aiWillAnswer) await assertAllowance(bot.company);
-  const stored = retried ?? (await store(actor, input));
+  // Read once for the whole turn: the flags are read fresh per turn, so an operator's change applies from the next message.
+  const settings = await actor.settings();
+  const stored = retried ?? (await store(actor, input, settings));
   const conversation = actor.conversation();
   if (!retried) {
     if (!existing) actor.push('chat_started', 0, stored.content);
@@ -59,7 +62,7 @@ export async function visitorMessage(actor: ConversationActor, input: VisitorMes
   if (!moves.aiMayAnswer(conversation)) {
     return { ...base, outcome: 'held', note: conversation.handoffState === 'handoff_pending' ? WAITING_NOTE : HELD_NOTE };
   }
-  return answerVisitor(actor, stored, base, turn);
+  return answerVisitor(actor, stored, base, turn, settings);
 }
 
 /** The visitor asks for a person: the AI goes quiet, the wait starts, an SLA check is set for the target. */
@@ -117,9 +120,8 @@ export async function reset(actor: ConversationActor, owner: Owner): Promise<{ c
   return { closed: true, conversationId: conversation.publicId };
 }
 
-async function store(actor: ConversationActor, input: VisitorMessageInput): Promise<Message> {
+async function store(actor: ConversationActor, input: VisitorMessageInput, { auto_actions: autoActions }: Branding): Promise<Message> {
   const { record, id } = actor;
-  const { auto_actions: autoActions } = await actor.settings();
   const create = record.row
     ? undefined
     : () =>

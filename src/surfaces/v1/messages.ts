@@ -62,10 +62,12 @@ export const messageEndpoints = [
       // chatbot, so the open one closes first, as the widget's "new chat" closes it; should another
       // request open one meanwhile, the message goes there.
       if (!body.conversation_id) {
-        // A new conversation is the AI's: refused at the limit before the open one is closed for it.
-        await assertAllowance(company);
         const open = await latestOpenConversation({ chatbotId: chatbot.id, visitorKey: message.visitorKey, companyId: company.id });
-        if (open) await actors.ask('conversation', open, { type: 'reset', chatbotId: chatbot.id, visitorKey: message.visitorKey });
+        if (open) {
+          // The new conversation's turn checks the allowance too, but only after this close: at the limit, nothing is closed for it.
+          await assertAllowance(company);
+          await actors.ask('conversation', open, { type: 'reset', chatbotId: chatbot.id, visitorKey: message.visitorKey });
+        }
       }
       const reply = await inOpenConversation(body.conversation_id ?? randomUUID(), (id, retry) =>
         actors.ask('conversation', id, { ...message, create: !body.conversation_id && !retry }, { timeoutMs: ANSWER_TIMEOUT_MS }),
