@@ -2,6 +2,7 @@ import { strict as assert } from 'node:assert';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { Conversation } from '../../src/models';
 import { launchBrowser, sendInWidget, startBrowserNode, stopBrowserNode, widget, widgetMessages } from '../support/browser';
+import { eventually } from '../support/eventually';
 import * as make from '../support/factories';
 import { fakeLlm } from '../support/hooks';
 import type { Running } from '../support/processes';
@@ -98,6 +99,8 @@ describe('widget.js identity in real Chromium', function () {
     await sendInWidget(phone, 'Same address as last time?');
     await widgetMessages(phone, 'assistant').filter({ hasText: 'Yes, to the same address.' }).waitFor({ timeout: 15_000 });
     assert.equal(await Conversation.count({ where: { chatbotId: bot.id, identitySub: 'cust-ann' } }), 1, 'one conversation, continued');
-    assert.equal((await Conversation.findOne({ where: { publicId: conversationId! } }))?.messageCount, 4);
+    // The widget shows the answer as it streams; it is stored just after the last piece, before `done`.
+    const stored = await eventually(() => Conversation.findOne({ where: { publicId: conversationId! } }), (row) => row?.messageCount === 4);
+    assert.equal(stored?.messageCount, 4);
   });
 });
