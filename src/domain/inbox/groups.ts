@@ -17,13 +17,29 @@ export const GROUP_SQL = `CASE
   ELSE 'ai'
 END`;
 
+/**
+ * Beside the CASE (which stays the one definition), each filter carries a plain predicate that the
+ * group implies, so that an index can find its rows: `conversations_open_recent`, `_held` and
+ * `_waiting` (migrations 0003 and 0009) give a page as the first rows of an index, where the CASE
+ * alone would be tested on every conversation of the workspace.
+ */
+const IMPLIED: Record<InboxFilter, string> = {
+  all: `c.status <> 'closed'`,
+  waiting: `c.status <> 'closed' AND (c.handoff_state = 'handoff_pending' OR c.escalated) AND c.assigned_user_id IS NULL`,
+  mine: `c.status = 'agent' AND c.assigned_user_id = $2`,
+  team: `c.status <> 'closed'`,
+  ai: `c.status <> 'closed'`,
+  human: `c.status <> 'closed'`,
+  resolved: `c.status = 'closed'`,
+};
+
 export function filterSql(filter: InboxFilter): string {
   switch (filter) {
     case 'all':
-      return `c.status <> 'closed'`;
+      return IMPLIED.all;
     case 'human':
-      return `(${GROUP_SQL}) IN ('mine', 'team')`;
+      return `${IMPLIED.human} AND (${GROUP_SQL}) IN ('mine', 'team')`;
     default:
-      return `(${GROUP_SQL}) = '${filter}'`;
+      return `${IMPLIED[filter]} AND (${GROUP_SQL}) = '${filter}'`;
   }
 }

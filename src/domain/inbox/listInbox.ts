@@ -111,15 +111,22 @@ export async function inboxRow(companyId: number, userId: number, conversationId
   return row;
 }
 
-/** Counts over the whole inbox, whatever the filter: one pass over the workspace's conversations. */
+/**
+ * Counts over the whole inbox, whatever the filter. Read from `inbox_counts` (migration 0009): the
+ * workspace's conversations counted per combination of the columns the groups read, kept exact by a
+ * trigger on every write, so the groups come from a few dozen rows instead of every conversation.
+ * `assigned_user_id` 0 there means nobody.
+ */
 export async function inboxTotals(companyId: number, userId: number): Promise<InboxTotals> {
-  const [row] = await Conversation.sequelize!.query<Record<string, string>>(
-    `SELECT count(*) FILTER (WHERE g <> 'resolved') AS "all",
-            count(*) FILTER (WHERE g = 'waiting') AS waiting, count(*) FILTER (WHERE g = 'mine') AS mine,
-            count(*) FILTER (WHERE g = 'team') AS team, count(*) FILTER (WHERE g = 'ai') AS ai,
-            count(*) FILTER (WHERE g = 'resolved') AS resolved,
-            count(*) FILTER (WHERE g <> 'resolved' AND unread_count > 0) AS unread
-       FROM (SELECT ${GROUP_SQL} AS g, c.unread_count FROM conversations c WHERE c.company_id = $1) grouped`,
+  const [row] = await Conversation.sequelize!.query<Record<string, string | null>>(
+    `SELECT sum(n) FILTER (WHERE g <> 'resolved') AS "all",
+            sum(n) FILTER (WHERE g = 'waiting') AS waiting, sum(n) FILTER (WHERE g = 'mine') AS mine,
+            sum(n) FILTER (WHERE g = 'team') AS team, sum(n) FILTER (WHERE g = 'ai') AS ai,
+            sum(n) FILTER (WHERE g = 'resolved') AS resolved,
+            sum(n) FILTER (WHERE g <> 'resolved' AND unread) AS unread
+       FROM (SELECT ${GROUP_SQL} AS g, c.unread, c.n
+               FROM (SELECT status, handoff_state, escalated, NULLIF(assigned_user_id, 0) AS assigned_user_id, unread, n
+                       FROM inbox_counts WHERE company_id = $1) c) grouped`,
     { bind: [companyId, userId], type: QueryTypes.SELECT },
   );
   const n = (key: string) => Number(row?.[key] ?? 0);
