@@ -1,5 +1,5 @@
 import { Op } from 'sequelize';
-import { AiSuggestion, Message } from '../../models';
+import { AiSuggestion, Message, type Chatbot } from '../../models';
 import { settingsOf } from '../chatbots/flags';
 import type { ConversationWithChatbot } from '../conversations/findConversation';
 import { SPEAKERS } from './transcript';
@@ -11,11 +11,16 @@ import { SPEAKERS } from './transcript';
  * on another device) costs no second call.
  */
 export async function draftsOnOpen(conversation: ConversationWithChatbot, userId: number): Promise<boolean> {
-  const { copilot, copilot_autostart: autostart } = settingsOf(conversation.chatbot);
-  if (!copilot || !autostart) return false;
+  if (!autostarts(conversation.chatbot)) return false;
   const { id: conversationId, companyId } = conversation;
   const latest = await Message.findOne({ where: { companyId, conversationId, role: SPEAKERS }, order: [['id', 'DESC']], attributes: ['role', 'createdAt'] });
   if (latest?.role !== 'visitor') return false;
   const drafted = await AiSuggestion.count({ where: { companyId, conversationId, userId, createdAt: { [Op.gte]: latest.createdAt } } });
   return drafted === 0;
+}
+
+/** The chatbot's `copilot` and `copilot_autostart` both on: the flags alone, with no read. */
+export function autostarts(chatbot: Chatbot): boolean {
+  const { copilot, copilot_autostart: autostart } = settingsOf(chatbot);
+  return copilot && autostart;
 }

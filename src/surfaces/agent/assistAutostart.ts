@@ -1,7 +1,8 @@
-import { draftsOnOpen } from '../../domain/assist/autostart';
+import { autostarts, draftsOnOpen } from '../../domain/assist/autostart';
 import { suggestReply } from '../../domain/assist/suggestReply';
 import { findConversationWithChatbot } from '../../domain/conversations/findConversation';
 import type { AuthContext } from '../../http/authenticate';
+import type { Chatbot } from '../../models';
 import type { SurfaceDeps } from '../endpoint';
 
 /** Drafts running in this process, by agent and conversation: opening a thread twice at once drafts once. */
@@ -13,7 +14,9 @@ const drafting = new Set<string>();
  * through the conversation's actor, and sent to them as `suggestion.ready`. A failure (no allowance
  * left, the provider down) is logged; the agent can still ask for a suggestion themselves.
  */
-export function draftOnOpen({ ctx, actors }: SurfaceDeps, { company, user }: AuthContext, publicId: string): void {
+export function draftOnOpen({ ctx, actors }: SurfaceDeps, { company, user }: AuthContext, publicId: string, chatbot: Chatbot): void {
+  // Most chatbots leave it off: then opening a thread costs no read for it.
+  if (!autostarts(chatbot)) return;
   const key = `${user.id}:${publicId}`;
   if (drafting.has(key)) return;
   drafting.add(key);

@@ -36,12 +36,12 @@ async function activeThread(deps: SurfaceDeps, auth: AuthContext, publicId: stri
   const { actors } = deps;
   const conversation = publicId ? await conversationNamed(auth.company.id, publicId) : null;
   if (!conversation) return null;
-  draftOnOpen(deps, auth, conversation.publicId);
   if (conversation.unreadCount > 0) {
     await actors.ask('conversation', conversation.publicId, { type: 'markRead', userId: auth.user.id });
     conversation.unreadCount = 0;
   }
   const [active, watchers] = await Promise.all([loadActiveConversation(conversation, auth.user.id), deps.watchers.of(conversation.publicId)]);
+  if (active) draftOnOpen(deps, auth, conversation.publicId, active.chatbot);
   return active && presentActiveConversation(active, watchers, auth.user.id, clock);
 }
 
