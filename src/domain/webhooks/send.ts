@@ -66,7 +66,7 @@ export function sendEvent(url: string, body: string, headers: Record<string, str
       const chunks: Buffer[] = [];
       let size = 0;
       const done = () => {
-        const text = Buffer.concat(chunks, size).toString('utf8');
+        const text = wholeCharacters(Buffer.concat(chunks, size)).toString('utf8');
         const ok = status >= 200 && status < 300;
         const redirect = status >= 300 && status < 400 ? `redirect to ${String(res.headers.location ?? '(no location)')} not followed` : null;
         finish({ delivered: ok, status, body: text, error: ok ? null : (redirect ?? `answered ${status}`) });
@@ -92,4 +92,15 @@ function failure(error: unknown): SendResult {
   const code = (error as NodeJS.ErrnoException | null)?.code;
   const message = error instanceof Error ? error.message : String(error);
   return { delivered: false, status: null, body: null, error: code ? `${code}: ${message}` : message };
+}
+
+/** The bytes up to the last whole UTF-8 character, so a cut answer is stored without a broken one at its end. */
+function wholeCharacters(bytes: Buffer): Buffer {
+  let start = bytes.length - 1;
+  // Back up over continuation bytes (10xxxxxx) to the lead byte of the last character.
+  while (start > 0 && start > bytes.length - 4 && (bytes[start]! & 0xc0) === 0x80) start -= 1;
+  const lead = bytes[start];
+  if (lead === undefined || lead < 0x80) return bytes;
+  const length = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc0 ? 2 : 1;
+  return bytes.length - start < length ? bytes.subarray(0, start) : bytes;
 }
