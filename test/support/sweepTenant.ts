@@ -4,6 +4,7 @@ import { createCannedReply } from '../../src/domain/catalogue/createCannedReply'
 import { createTag } from '../../src/domain/catalogue/createTag';
 import { AiSuggestion, Webhook, type Chatbot, type Company, type Conversation, type User } from '../../src/models';
 import * as make from './factories';
+import { server } from './hooks';
 import { request } from './http';
 import { freshIp } from './portal';
 
@@ -45,8 +46,9 @@ export async function sweepTenant(options: { liveVisitor?: boolean } = {}): Prom
     createCannedReply(company.id, { title: 'Thanks', shortcut: `/thanks-${unique()}`, body: 'Thank you!' }),
     make.knowledgeSource(bot, { title: 'Shipping' }),
   ]);
-  // Inactive: the tenant's writes queue no deliveries to a destination nobody runs.
-  const webhook = await Webhook.create({ companyId: company.id, url: 'https://example.com/hook', events: ['message.created'], secretEncrypted: 'unused', active: false });
+  // Inactive: the tenant's writes queue no deliveries. Its test delivery goes to a local port nothing
+  // listens on (WEBHOOK_ALLOW_PRIVATE=1 in tests), refused at once rather than waiting on outside DNS.
+  const webhook = await Webhook.create({ companyId: company.id, url: 'http://127.0.0.1:9/hook', events: ['message.created'], secretEncrypted: server().ctx.secrets.seal('whsec_sweep'), active: false });
   const suggestion = await AiSuggestion.create({ companyId: company.id, conversationId: conversation.id, userId: owner.id, suggestion: 'Sure!', outcome: 'generated' });
   const liveVisitor = `visitor-${unique()}`;
   if (options.liveVisitor !== false) {

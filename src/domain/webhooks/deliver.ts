@@ -104,7 +104,14 @@ async function settle(claimed: Claimed, result: SendResult, retry: boolean): Pro
      WHERE id = :id RETURNING active`,
     { type: QueryTypes.SELECT, replacements: { id: claimed.webhookId, after: DEACTIVATE_AFTER_MS } },
   );
-  return row?.active ?? false;
+  if (row?.active) return true;
+  // Deactivated: what it still owed is given up (the catch-up endpoint has every event), so no sweep reads it again.
+  await sequelize.query(
+    `UPDATE webhook_deliveries SET status = 'given_up', next_attempt_at = NULL, leased_until = NULL, updated_at = now(), error = COALESCE(error, 'the webhook was set inactive')
+     WHERE webhook_id = :id AND status IN ${OPEN}`,
+    { replacements: { id: claimed.webhookId } },
+  );
+  return false;
 }
 
 /**
