@@ -11,9 +11,11 @@ const RESULTS = resolve(ROOT, 'chaos/results');
 const USAGE = `Usage: npm run chaos [-- --timings test|production]
 
 Starts a private Postgres and Redis, three web nodes and a worker, puts widget and agent load on them,
-then: kill -9 of a web node, a Redis restart, a Postgres restart, a node frozen past its lease.
-Afterwards it checks the database against every acknowledged message, one owner per conversation,
-no AI answer twice, and the recovery times against docs/cluster.md.
+then: kill -9 of a web node, a Redis restart, a Postgres restart, a node frozen past its lease, and
+a webhook receiver that fails and hangs while the worker and a web node are killed -9. Afterwards it
+checks the database against every acknowledged message, one owner per conversation, no AI answer
+twice, the recovery times against docs/cluster.md, and every committed event delivered to the
+webhook receiver, signed, in order, once after dedupe (docs/webhooks.md).
 
   --timings test         500 ms heartbeat, 3 s lease TTL (the test suite's; default, about 3 minutes)
   --timings production   2 s heartbeat, 12 s lease TTL (config defaults; about 5 minutes)

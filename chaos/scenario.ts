@@ -19,7 +19,8 @@ import { startFakeProvider } from './support/provider';
 import { faultFigures, type FaultFigures } from './support/recovery';
 import { PrivateRedis } from './support/redis';
 import { clusterEnv, type Settings } from './support/settings';
-import { createWorkspace, openProbeConversations } from './support/setup';
+import { createWebhook, createWorkspace, openProbeConversations } from './support/setup';
+import { startReceiver, WEBHOOK_EVENTS, webhookChecks, webhookFault, type WebhookFigures } from './support/webhooks';
 
 const REDIS_PREFIX = 'chaos:';
 
@@ -70,6 +71,8 @@ export interface ChaosResult {
   /** Once a second during the load, faults included: any conversation active on two serving nodes. */
   ownershipSamples: OwnershipSamples;
   processes: ProcessRecord[];
+  /** The integrator's view: every event delivered, in order, signed; what the fault cost (docs/chaos.md "Webhooks"). */
+  webhooks: WebhookFigures;
   checks: Check[];
   /** Every failed request and every cluster event, in order, seconds from the start of the load. */
   timeline: string[];
@@ -95,9 +98,15 @@ export async function runChaos(settings: Settings, log: (line: string) => void):
     APP_URL: 'http://chaos.test',
     ...clusterEnv(settings),
     ...provider.env,
+    // The webhook receiver listens on 127.0.0.1.
+    WEBHOOK_ALLOW_PRIVATE: '1',
   };
   log('migrating; creating the workspace, chatbot and agents (CLI)');
   const workspace = await createWorkspace(env, settings.agents);
+  const receiver = await startReceiver();
+  defer('close the webhook receiver', () => receiver.close());
+  const webhook = await createWebhook(env, workspace.companyId, receiver.url('chaos'), WEBHOOK_EVENTS);
+  receiver.trust('chaos', webhook.secret);
 
   log(`starting ${settings.webNodes} web nodes and a worker (${settings.timings} timings: heartbeat ${settings.timing.heartbeatMs} ms, lease TTL ${settings.timing.leaseTtlMs} ms)`);
   const cluster = new Cluster(env, settings.webNodes);
@@ -139,6 +148,12 @@ export async function runChaos(settings: Settings, log: (line: string) => void):
         `${figures.failed} of ${figures.attempts} requests failed; error-free after ${figures.error_free_s} s; window closed after ${figures.window_s} s`,
     );
   }
+  log('fault: webhook receiver answers 500, then hangs past the 10 s limit; the worker is killed (-9) mid-delivery and a web node is killed (-9)');
+  const webhookFaultFigures = await webhookFault(cluster, postgres, receiver, loadStartedAt, async () => {
+    const window = await runFault(deps, 'kill');
+    windows.push(window);
+    log(`  ${window.victim ?? ''} killed and restarted during the receiver's outage`);
+  });
   await sleep(settings.cooldownMs);
   log('stopping the load (each visitor and agent finishes what it is sending)');
   stopping = true;
@@ -155,7 +170,9 @@ export async function runChaos(settings: Settings, log: (line: string) => void):
   const faults = windows.map((w) => faultFigures(w, journal, cluster.processes, settings, loadStartedAt));
   const nodeOptions = process.env.NODE_OPTIONS?.trim() || null;
   const processes = processRecords(cluster.processes, loadStartedAt);
-  const checks: Check[] = [...store.checks, ...runChecks({ journal, windows, faults, ownership, samples, cluster, processes, settings, loadStartedAt, nodeOptions })];
+  log('waiting for the webhook deliveries to drain, then checking them against every committed event');
+  const webhooks = await webhookChecks(postgres, receiver, webhookFaultFigures, log);
+  const checks: Check[] = [...store.checks, ...webhooks.checks, ...runChecks({ journal, windows, faults, ownership, samples, cluster, processes, settings, loadStartedAt, nodeOptions })];
   const outside = outsideFaults(journal, windows);
 
   const loadAttempts = journal.attempts.filter((a) => a.sender !== 'probe');
@@ -209,6 +226,7 @@ export async function runChaos(settings: Settings, log: (line: string) => void):
     store: { ...store.figures, extra_calls_by_window: extraCallsByWindow(store.extraCalls, windows) },
     ownership,
     ownershipSamples: samples,
+    webhooks: webhooks.figures,
     processes,
     checks,
     timeline: timeline(journal, cluster, windows, store.extraCalls, loadStartedAt),

@@ -43,6 +43,7 @@ const envSchema = z.object({
   VAPID_SUBJECT: z.string().regex(/^(mailto:|https:)/, 'must start with mailto: or https:').optional(),
   CRAWL_ALLOW_PRIVATE: flag.default(false),
   OUTBOUND_ALLOW_PRIVATE: flag.default(false),
+  WEBHOOK_ALLOW_PRIVATE: flag.default(false),
   CRAWL_MAX_PAGES: z.coerce.number({ error: 'must be a number of pages' }).int().min(1).max(1000).default(50),
   PROVIDER_TIMEOUT_MS: z.coerce.number({ error: 'must be a number of milliseconds' }).int().min(100).max(600_000).default(60_000),
   VISITOR_POLL_SECONDS: z.coerce.number({ error: 'must be a number of seconds' }).int().min(1).max(300).optional(),
@@ -80,11 +81,13 @@ export interface Config {
   workerPort?: number;
   vapid?: { publicKey: string; privateKey: string; subject: string };
   /**
-   * OUTBOUND_ALLOW_PRIVATE (tests only): lets push delivery (and later webhooks) reach loopback and
+   * OUTBOUND_ALLOW_PRIVATE (tests only): lets push delivery reach loopback and
    * private addresses. Separate from `crawl.allowPrivate` so a test server can push to a local stand-in
    * while its crawler still refuses private addresses.
    */
   outbound: { allowPrivate: boolean };
+  /** WEBHOOK_ALLOW_PRIVATE (tests only): lets webhook deliveries reach loopback and private addresses. */
+  webhooks: { allowPrivate: boolean };
   /** The URL crawler's limits (docs/api.md "Knowledge"); `allowPrivate` is for tests only. */
   crawl: { allowPrivate: boolean; maxPages: number; maxBytesPerPage: number };
   /** Longest wait for a provider's first byte, and between two streamed chunks. */
@@ -134,6 +137,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     workerPort: e.WORKER_PORT,
     vapid,
     outbound: { allowPrivate: e.OUTBOUND_ALLOW_PRIVATE },
+    webhooks: { allowPrivate: e.WEBHOOK_ALLOW_PRIVATE },
     crawl: { allowPrivate: e.CRAWL_ALLOW_PRIVATE, maxPages: e.CRAWL_MAX_PAGES, maxBytesPerPage: 2 * 1024 * 1024 },
     providerTimeoutMs: e.PROVIDER_TIMEOUT_MS,
     visitorPollSeconds: e.VISITOR_POLL_SECONDS,

@@ -14,6 +14,7 @@ import { closeContext, openContext } from './boot/openContext';
 import type { AppContext } from './context';
 import { ensureDemo, type Demo } from './domain/demo/ensureDemo';
 import { requeuePendingSources } from './domain/knowledge/indexJob';
+import { startDeliverySweep } from './domain/webhooks/sweep';
 import { InProcessJobQueue } from './jobs/inProcessQueue';
 import { createRealtime, type Realtime } from './realtime/server';
 import { watcherStoreFor } from './realtime/watcherStore';
@@ -67,6 +68,7 @@ export async function startWeb(config: Readonly<Config>, logger: Logger, options
   let actors: ActorSystem | undefined;
   let watchers: Watchers | undefined;
   let demo: Demo | undefined;
+  let deliverySweep: { close(): Promise<void> } | undefined;
   try {
     // Actors (and sockets) message actors through the router, which exists only once the system has started.
     const router = lateActors(() => actors);
@@ -82,6 +84,7 @@ export async function startWeb(config: Readonly<Config>, logger: Logger, options
       // Single-node mode: this process is also the worker.
       ctx.jobs.process(jobProcessors(ctx));
       await requeuePendingSources(ctx);
+      deliverySweep = startDeliverySweep(ctx);
     }
     // What a newcomer runs (embedded mode) gets the demo: the page at `/` lets them chat with its chatbot at once.
     demo = config.demo ? await ensureDemo(ctx) : undefined;
@@ -90,6 +93,7 @@ export async function startWeb(config: Readonly<Config>, logger: Logger, options
     await once(server, 'listening');
   } catch (error) {
     server.close();
+    await deliverySweep?.close();
     watchers?.close();
     await actors?.close();
     await realtime?.close();
@@ -118,6 +122,7 @@ export async function startWeb(config: Readonly<Config>, logger: Logger, options
       clearInterval(sweep);
       clearTimeout(deadline);
       await actors.close();
+      await deliverySweep?.close();
       // Actors flushed their presence as they deactivated; this stops the writer and writes what is left.
       await closePresenceWriter(ctx);
       await realtimeClosed;

@@ -3,13 +3,14 @@ import { ConfigError, loadConfig, loadDotEnv } from '../config/env';
 import { JOB_KINDS, jobProcessors } from '../src/boot/jobs';
 import { closeContext, openContext } from '../src/boot/openContext';
 import { requeuePendingSources } from '../src/domain/knowledge/indexJob';
+import { startDeliverySweep } from '../src/domain/webhooks/sweep';
 import { startBullWorkers } from '../src/jobs/bullQueue';
 import { createLogger } from '../src/logger';
 import { startOpsServer } from '../src/ops/opsServer';
 
 /**
  * The worker process (cluster mode): runs background jobs from BullMQ so web nodes stay responsive:
- * knowledge indexing and web push (fan-out and delivery; docs/push.md). With WORKER_PORT set it also
+ * knowledge indexing, web push (fan-out and delivery; docs/push.md) and webhook deliveries (docs/webhooks.md). With WORKER_PORT set it also
  * answers /healthz, /readyz and /metrics there.
  * In single-node mode (no REDIS_URL) the web process runs every job itself and no worker is needed.
  * Reminders are not here: every web node delivers them (docs/cluster.md).
@@ -26,12 +27,15 @@ async function main(): Promise<void> {
   const ops = config.workerPort === undefined ? undefined : await startOpsServer(ctx, config.workerPort);
   const workers = await startBullWorkers(config.redisUrl!, config.redisPrefix, JOB_KINDS, jobProcessors(ctx), logger);
   const requeued = await requeuePendingSources(ctx);
+  // Webhook retries are due by time (`next_attempt_at`), not by a queued job: every worker looks for them.
+  const sweep = startDeliverySweep(ctx);
   // Push jobs exist only where web nodes have VAPID keys; a worker without them would drop what it is given.
   logger.info({ requeued, push: config.vapid ? 'configured' : 'not configured', port: ops?.port }, 'worker ready');
 
   const shutdown = async (signal: string) => {
     logger.info({ signal }, 'worker shutting down');
     // Running jobs finish first (BullMQ's close waits for them); unfinished ones return to the queue.
+    await sweep.close();
     await workers.close();
     await ops?.close();
     await closeContext(ctx);

@@ -47,6 +47,13 @@ export function formatReport(r: ChaosResult): string {
       Object.entries(s.extra_calls_by_window).map(([w, n]) => `${w}: ${n.cut_off} cut off, ${n.completed_not_stored} finished but not stored`).join('; ') || 'none'
     }`,
     `       activations at the end (tracked / hosted, all kinds): ${Object.entries(r.ownership.activations).map(([n, a]) => `${n} ${a.tracked}/${a.host}`).join(', ')}`,
+  );
+  const w = r.webhooks;
+  lines.push(
+    '',
+    `webhooks: ${w.events} events in ${w.conversations} conversations; ${w.requests} requests to the receiver, ${w.accepted} accepted, ${w.refusedByReceiver} answered 500 or left hanging, ${w.unverified} unverified`,
+    `          duplicates before dedupe: ${w.duplicatesBeforeDedupe}; delay from commit to first acceptance: p50 ${w.delayP50_s} s, worst ${w.delayMax_s} s; drained ${w.drain_s} s after the load stopped`,
+    `          fault: receiver 500 for ${w.fault.receiver_failing_s} s then hanging for ${w.fault.receiver_hanging_s} s; worker killed at ${w.fault.worker_killed_at_s} s with ${w.fault.in_flight_at_kill} deliveries in flight; deliveries ${Object.entries(w.deliveries).map(([k, n]) => `${k} ${n}`).join(', ')}`,
     '',
     'checks:',
   );

@@ -72,3 +72,9 @@ export async function openProbeConversations(balancer: Balancer, journal: Journa
   }
   return ids;
 }
+
+/** The run's webhook, through the CLI as an operator would register it; its secret goes to the receiver. */
+export async function createWebhook(env: Record<string, string>, companyId: number, url: string, events: string[]): Promise<{ id: number; secret: string }> {
+  const { webhook } = await parley<{ webhook: { id: number; secret: string } }>(['webhook', 'create', '--company', String(companyId), '--url', url, '--events', events.join(',')], env);
+  return webhook;
+}

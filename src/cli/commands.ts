@@ -8,6 +8,7 @@ import { tokenCreate, tokenRevoke } from './token';
 import { cannedCreate, tagCreate } from './catalogue';
 import { integrationConnect, integrationDisconnect } from './integration';
 import { seedDemo } from './seed';
+import { webhookCreate, webhookDelete, webhookList } from './webhook';
 
 /** Every `parley` command by its words, in the order `parley --help` lists them. */
 export const COMMANDS: Readonly<Record<string, Command>> = {
@@ -32,6 +33,9 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
   'canned create': cannedCreate,
   'integration connect': integrationConnect,
   'integration disconnect': integrationDisconnect,
+  'webhook create': webhookCreate,
+  'webhook list': webhookList,
+  'webhook delete': webhookDelete,
   'seed demo': seedDemo,
 };
 

@@ -23,6 +23,7 @@ import { TagSuggestion } from './TagSuggestion';
 import { UsageRecord } from './UsageRecord';
 import { User } from './User';
 import { Visitor } from './Visitor';
+import { Webhook } from './Webhook';
 
 export {
   AccessToken,
@@ -49,6 +50,7 @@ export {
   UsageRecord,
   User,
   Visitor,
+  Webhook,
 };
 export type { BrandSettings } from './Company';
 export type { ConversationStatus, HandoffState } from './Conversation';
@@ -97,6 +99,7 @@ export function initModels(sequelize: Sequelize): void {
     PushSubscription,
     NotificationPreference,
     ShardFence,
+    Webhook,
   ]) {
     model.initModel(sequelize);
   }

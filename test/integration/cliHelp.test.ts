@@ -7,7 +7,8 @@ import { packageVersion } from '../../src/version';
 import { CLI, childEnv, jsonLine, runNode, type Finished } from '../support/processes';
 
 describe('parley --help and --version (real process)', function () {
-  this.timeout(60_000);
+  // One process per command (about 1.5 s each on a busy 2-core machine), and the list grows with every command.
+  this.timeout(150_000);
   let root: string;
   let run: (args: string[]) => Promise<Finished>;
 

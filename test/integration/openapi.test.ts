@@ -4,12 +4,14 @@ import { ENDPOINTS } from '../../src/surfaces/endpoints';
 import { endpointKey, type Endpoint } from '../../src/openapi/registry';
 import { TEST_ENV } from '../support/env';
 import * as make from '../support/factories';
+import { server } from '../support/hooks';
 import { request, type Reply } from '../support/http';
 import { freshIp } from '../support/portal';
 import { postStream } from '../support/sse';
 import { loadDocument, openApi31Validator, type DocumentValidator } from '../support/sweepDocument';
 import { documents, servedRoutes } from '../support/sweepRoutes';
 import { fullApp, serveWithPush } from '../support/sweepServers';
+import { WebhookReceiver } from '../support/webhookReceiver';
 import { fillPath, PASSWORD, sweepTenant, withReferences, type SweepTenant } from '../support/sweepTenant';
 
 /** An answer as the checks need it: a JSON body, or the text and the parsed events of a stream. */
@@ -48,6 +50,14 @@ const SCENARIOS: Record<string, Scenario> = {
     await call(t, 'GET /api/v1/chatbots/{key}/conversations', { query: 'page=9' }),
   ],
   'GET /api/v1/conversations/{conversation}': (t) => call(t, 'GET /api/v1/conversations/{conversation}'),
+  'GET /api/v1/conversations/{conversation}/events': async (t) => {
+    // The tenant's conversation was made by SQL; a write through its actor gives it events.
+    await server().actors.ask('conversation', t.conversation.publicId, { type: 'takeover', userId: t.owner.id });
+    return [
+      await call(t, 'GET /api/v1/conversations/{conversation}/events'),
+      await call(t, 'GET /api/v1/conversations/{conversation}/events', { query: 'after_seq=0&limit=1' }),
+    ];
+  },
   'POST /api/v1/chatbots/{key}/knowledge': async (t) => [
     await call(t, 'POST /api/v1/chatbots/{key}/knowledge', { body: exampleBody(t, 'POST /api/v1/chatbots/{key}/knowledge') }),
     await call(t, 'POST /api/v1/chatbots/{key}/knowledge', { body: exampleBody(t, 'POST /api/v1/chatbots/{key}/knowledge', 1) }),
@@ -81,6 +91,39 @@ const SCENARIOS: Record<string, Scenario> = {
     return call(t, 'DELETE /api/portal/chatbots/{key}/knowledge/{source}', { params: { source: String(source.id) } });
   },
   'GET /api/portal/keys': (t) => call(t, 'GET /api/portal/keys'),
+  'GET /api/portal/webhooks': async (t) => {
+    await call(t, 'POST /api/portal/webhooks', { body: exampleBody(t, 'POST /api/portal/webhooks') });
+    return call(t, 'GET /api/portal/webhooks');
+  },
+  'POST /api/portal/webhooks': (t) => call(t, 'POST /api/portal/webhooks', { body: exampleBody(t, 'POST /api/portal/webhooks') }),
+  'DELETE /api/portal/webhooks/{webhook}': async (t) => {
+    const created = await call(t, 'POST /api/portal/webhooks', { body: exampleBody(t, 'POST /api/portal/webhooks') });
+    return call(t, 'DELETE /api/portal/webhooks/{webhook}', { params: { webhook: String(created.body.webhook.id) } });
+  },
+  'GET /api/portal/webhooks/{webhook}/deliveries': async (t) => {
+    const receiver = await WebhookReceiver.start();
+    try {
+      const created = await call(t, 'POST /api/portal/webhooks', { body: { url: receiver.url('openapi'), events: ['message.created'] } });
+      const params = { webhook: String(created.body.webhook.id) };
+      await call(t, 'POST /api/portal/webhooks/{webhook}/test', { params });
+      return [await call(t, 'GET /api/portal/webhooks/{webhook}/deliveries', { params }), await call(t, 'GET /api/portal/webhooks/{webhook}/deliveries', { params, query: 'limit=1' })];
+    } finally {
+      await receiver.close();
+    }
+  },
+  'POST /api/portal/webhooks/{webhook}/test': async (t) => {
+    const receiver = await WebhookReceiver.start();
+    try {
+      const created = await call(t, 'POST /api/portal/webhooks', { body: { url: receiver.url('openapi'), events: ['message.created'] } });
+      const params = { webhook: String(created.body.webhook.id) };
+      // One delivered, one failed: both are the documented shape.
+      const delivered = await call(t, 'POST /api/portal/webhooks/{webhook}/test', { params });
+      receiver.answer(500);
+      return [delivered, await call(t, 'POST /api/portal/webhooks/{webhook}/test', { params })];
+    } finally {
+      await receiver.close();
+    }
+  },
   'PUT /api/portal/keys/{provider}': (t) => call(t, 'PUT /api/portal/keys/{provider}', { params: { provider: 'mistral' }, body: exampleBody(t, 'PUT /api/portal/keys/{provider}') }),
   'DELETE /api/portal/keys/{provider}': async (t) => [
     await call(t, 'DELETE /api/portal/keys/{provider}', { params: { provider: 'mistral' } }),
@@ -181,7 +224,8 @@ const SCENARIOS: Record<string, Scenario> = {
   'GET /inbox': async (t) => [await call(t, 'GET /inbox'), await request('GET', '/inbox/conversations/0b4e7a52-6f1c-4a8e-9d3b-2c5f8e1a7b90')],
 };
 
-const SPEC_COUNTS = { v1: 7, portal: 14, agent: 34, widget: 7 };
+// The spec's counts plus the webhook extension: v1's catch-up endpoint and the portal's five webhook endpoints.
+const SPEC_COUNTS = { v1: 8, portal: 19, agent: 34, widget: 7 };
 
 /** Every JSON Schema object the document embeds (components, parameters, bodies, answers, events). */
 function embeddedSchemas(validator: DocumentValidator): Array<[string, unknown]> {
@@ -237,7 +281,7 @@ describe('OpenAPI 3.1 document (GET /openapi.json)', function () {
     assert.deepEqual(phantom.map(endpointKey), [], 'documented routes the app does not serve');
   });
 
-  it("keeps each surface's endpoint count: v1 7, portal 14, agent 34, widget 7", () => {
+  it("keeps each surface's endpoint count: v1 8, portal 19, agent 34, widget 7", () => {
     const counts = Object.fromEntries(Object.keys(SPEC_COUNTS).map((surface) => [surface, ENDPOINTS.filter((endpoint) => endpoint.surface === surface).length]));
     assert.deepEqual(counts, SPEC_COUNTS);
   });

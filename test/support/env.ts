@@ -27,6 +27,8 @@ export const TEST_ENV: Record<string, string> = {
   LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
   // Push tests deliver to a stand-in on 127.0.0.1 (test/support/fakePushService.ts); the crawler still refuses private addresses.
   OUTBOUND_ALLOW_PRIVATE: '1',
+  // Webhook tests deliver to receivers on 127.0.0.1 (test/support/webhookReceiver.ts); the SSRF test turns it off for its own context.
+  WEBHOOK_ALLOW_PRIVATE: '1',
   // /metrics answers non-loopback clients that present it (test/integration/metrics.test.ts).
   METRICS_TOKEN: `metrics-${randomBytes(12).toString('hex')}`,
 };

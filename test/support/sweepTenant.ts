@@ -2,8 +2,9 @@ import { randomBytes } from 'node:crypto';
 import type { TokenAbility } from '../../config/roles';
 import { createCannedReply } from '../../src/domain/catalogue/createCannedReply';
 import { createTag } from '../../src/domain/catalogue/createTag';
-import { AiSuggestion, type Chatbot, type Company, type Conversation, type User } from '../../src/models';
+import { AiSuggestion, Webhook, type Chatbot, type Company, type Conversation, type User } from '../../src/models';
 import * as make from './factories';
+import { server } from './hooks';
 import { request } from './http';
 import { freshIp } from './portal';
 
@@ -45,6 +46,9 @@ export async function sweepTenant(options: { liveVisitor?: boolean } = {}): Prom
     createCannedReply(company.id, { title: 'Thanks', shortcut: `/thanks-${unique()}`, body: 'Thank you!' }),
     make.knowledgeSource(bot, { title: 'Shipping' }),
   ]);
+  // Inactive: the tenant's writes queue no deliveries. Its test delivery goes to a local port nothing
+  // listens on (WEBHOOK_ALLOW_PRIVATE=1 in tests), refused at once rather than waiting on outside DNS.
+  const webhook = await Webhook.create({ companyId: company.id, url: 'http://127.0.0.1:9/hook', events: ['message.created'], secretEncrypted: server().ctx.secrets.seal('whsec_sweep'), active: false });
   const suggestion = await AiSuggestion.create({ companyId: company.id, conversationId: conversation.id, userId: owner.id, suggestion: 'Sure!', outcome: 'generated' });
   const liveVisitor = `visitor-${unique()}`;
   if (options.liveVisitor !== false) {
@@ -73,6 +77,7 @@ export async function sweepTenant(options: { liveVisitor?: boolean } = {}): Prom
       suggestion: String(suggestion.id),
       visitor: liveVisitor,
       language: 'fr',
+      webhook: String(webhook.id),
     },
     references: {
       conversation_id: conversation.publicId,

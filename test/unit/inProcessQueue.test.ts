@@ -60,7 +60,7 @@ describe('InProcessJobQueue (single-node mode)', () => {
     for (const sourceId of [1, 2, 3, 4]) await queue.enqueue('index-source', { sourceId });
     const idle = { waiting: 0, active: 0, delayed: 0 };
     const busy = await eventually(() => queue.depth(), (depth) => depth['index-source'].delayed === 1 && depth['index-source'].active === 2);
-    assert.deepEqual(busy, { 'index-source': { waiting: 1, active: 2, delayed: 1 }, 'push-fanout': idle, 'push-deliver': idle });
+    assert.deepEqual(busy, { 'index-source': { waiting: 1, active: 2, delayed: 1 }, 'push-fanout': idle, 'push-deliver': idle, 'webhook-deliver': idle });
     release();
     const drained = await eventually(() => queue.depth(), (depth) => depth['index-source'].active === 0);
     assert.deepEqual(drained['index-source'], { waiting: 0, active: 0, delayed: 1 });

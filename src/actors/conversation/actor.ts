@@ -7,7 +7,9 @@ import type { Branding } from '../../domain/chatbots/branding';
 import { settingsOf } from '../../domain/chatbots/flags';
 import type { NotificationEvent } from '../../domain/notifications/preferences';
 import { visitorDisplayName } from '../../domain/visitors/displayName';
-import { conversationChannels } from '../../realtime/channels';
+import { companyChannel, conversationChannels } from '../../realtime/channels';
+import { leadOf, type SavedLead } from '../../domain/leads/saveLead';
+import { presentWebhookConversation, presentWebhookLead } from '../../presenters/webhookEvents';
 import type { ConversationView } from './protocol';
 import type { ConversationRecord, Unit } from './record';
 import { presentConversationEvent } from '../../presenters/realtimeEvents';
@@ -83,7 +85,24 @@ export class ConversationActor {
    * Its data is read after commit, so it shows the conversation as written.
    */
   updated(unit: Unit, channels = conversationChannels(unit.conversation)): void {
-    unit.emit('conversation.updated', channels, () => this.eventData());
+    const seq = unit.emit('conversation.updated', channels, () => this.eventData());
+    unit.publish('conversation.updated', () => this.webhookData(unit), seq);
+  }
+
+  /** Queues `conversation.created` for a write that created the conversation: on the inbox, and for integrators. */
+  created(unit: Unit): void {
+    const seq = unit.emit('conversation.created', [companyChannel(unit.conversation.companyId)], () => this.eventData());
+    unit.publish('conversation.created', () => this.webhookData(unit), seq);
+  }
+
+  /** A lead saved in this write: integrators hear `lead.created` the first time only. */
+  leadSaved(unit: Unit, lead: SavedLead): void {
+    if (lead.created) unit.publish('lead.created', async () => presentWebhookLead(await leadOf(lead.id, unit.transaction)));
+  }
+
+  /** Read inside the write: the row of a conversation this write creates is not the record's yet. */
+  private webhookData(unit: Unit) {
+    return presentWebhookConversation(unit.conversation, this.loaded().publicKey);
   }
 
   /** Tells agents (their devices, their open tabs) about this conversation; raised after the write it describes committed. */

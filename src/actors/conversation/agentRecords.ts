@@ -32,7 +32,12 @@ export async function setRevenue(actor: ConversationActor, change: RevenueChange
   return revenueOf(actor.conversation());
 }
 
-export const saveLead = (actor: ConversationActor): Promise<SavedLead> => recorded(actor, (unit) => upsertLead(unit.conversation, unit.transaction));
+export const saveLead = (actor: ConversationActor): Promise<SavedLead> =>
+  recorded(actor, async (unit) => {
+    const lead = await upsertLead(unit.conversation, unit.transaction);
+    actor.leadSaved(unit, lead);
+    return lead;
+  });
 
 export async function saveSummary(actor: ConversationActor, { summary, intent }: SummaryAnswer): Promise<{ summaryAt: string }> {
   const summaryAt = new Date();

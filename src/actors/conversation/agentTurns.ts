@@ -4,7 +4,7 @@ import * as moves from '../../domain/conversations/transitions';
 import { notFound } from '../../errors';
 import { Conversation, Message, Note } from '../../models';
 import { presentConversationRead } from '../../presenters/realtimeEvents';
-import { companyChannel, conversationChannel, userChannel } from '../../realtime/channels';
+import { conversationChannel, userChannel } from '../../realtime/channels';
 import { visitorActorId } from '../visitor/protocol';
 import type { ConversationActor } from './actor';
 import type { ConversationView, InviteInput, SentMessage, StoredNote } from './protocol';
@@ -97,7 +97,7 @@ export async function invite(actor: ConversationActor, input: InviteInput): Prom
     announceHolder(unit, changes, input.userId);
     unit.change(changes);
     if (existing) actor.updated(unit);
-    else unit.emit('conversation.created', [companyChannel(unit.conversation.companyId)], () => actor.eventData());
+    else actor.created(unit);
     return unit.addLine({ role: 'agent', content: input.text, authorUserId: input.userId });
   });
   tellVisitor(actor, actor.conversation());

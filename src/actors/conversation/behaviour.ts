@@ -28,7 +28,7 @@ export function conversationBehaviour(deps: ActorDeps): ActorBehaviour<'conversa
     turnDeadlineMs: TURN_DEADLINE_MS,
     async activate(env) {
       const row = await Conversation.findOne({ where: { publicId: env.id } });
-      const actor = new ConversationActor(env, new ConversationRecord(row, env, deps.realtime), deps);
+      const actor = new ConversationActor(env, new ConversationRecord(row, env, deps.realtime, { jobs: deps.ctx.jobs, logger: deps.ctx.logger }), deps);
       if (row) await actor.chatbot();
       const typing = new TypingState(actor);
       return {

@@ -2,7 +2,12 @@ import { Op, type InferAttributes, type Transaction } from 'sequelize';
 import type { ActivationEnv } from '../runtime/behaviour';
 import { Conversation, ConversationEvent, Message, type EventSource } from '../../models';
 import { breaksOneOpenPerVisitor, openConversationExists } from '../../domain/conversations/openConversation';
+import type { WebhookEventType } from '../../domain/webhooks/events';
+import { recordEvents, startDeliveries, type OutboxEvent } from '../../domain/webhooks/outbox';
+import type { JobQueue } from '../../jobs/definitions';
+import type { Logger } from 'pino';
 import { presentMessageEvent } from '../../presenters/message';
+import { presentWebhookMessage } from '../../presenters/webhookEvents';
 import { conversationChannels } from '../../realtime/channels';
 import type { RealtimeEmitter } from '../../realtime/emitter';
 import type { RealtimeEventData, RealtimeEventName } from '../../realtime/events';
@@ -15,12 +20,23 @@ const PREVIEW = 200;
 /** An event queued by a write, sent once the write committed. */
 type Outgoing = (realtime: RealtimeEmitter) => void;
 
+/** An integrator's event of this write (docs/webhooks.md), its data read inside the transaction once the row is written. */
+interface Published {
+  type: WebhookEventType;
+  seq: number;
+  data: () => unknown;
+}
+
+/** The columns whose change makes `conversation.updated` an integrator's event too; other changes (counters, previews) are the inbox's business. */
+const INTEGRATOR_FIELDS = ['status', 'handoffState', 'assignedUserId', 'resolution'] as const;
+
 /** What a new line does to the visitor's unread count: a visitor line adds one, an agent's reply means it was read. */
 export type Unread = 'add' | 'clear' | 'keep';
 
 /** One fenced write of a conversation: its rows, its new state, and the realtime events to send once it commits. */
 export class Unit {
   readonly outgoing: Outgoing[] = [];
+  readonly published: Published[] = [];
   changes: Partial<InferAttributes<Conversation>> = {};
 
   constructor(
@@ -42,12 +58,23 @@ export class Unit {
    * Queues a realtime event; `seq` rises once per durable event of this conversation. `data` is read
    * after commit, so it shows the conversation as written.
    */
-  emit<E extends RealtimeEventName>(event: E, channels: string[], data: () => RealtimeEventData[E]): void {
+  emit<E extends RealtimeEventName>(event: E, channels: string[], data: () => RealtimeEventData[E]): number {
     const seq = ++this.seq;
     this.outgoing.push((realtime) => {
       const payload = data();
       for (const channel of channels) realtime.emit(channel, event, payload, seq);
     });
+    return seq;
+  }
+
+  /**
+   * Records an integrator's event (webhooks, the v1 catch-up) in this write's transaction: the outbox.
+   * It takes the `seq` of its realtime twin, or a new one when it has none (`lead.created`), so its order
+   * among a conversation's events is the order agents see. `data` is read after the row is written,
+   * still inside the transaction.
+   */
+  publish(type: WebhookEventType, data: () => unknown, seq = ++this.seq): void {
+    this.published.push({ type, seq, data });
   }
 
   addEvent(type: string, source: EventSource, userId: number | null = null, data: EventData = {}): Promise<ConversationEvent> {
@@ -70,9 +97,24 @@ export class Unit {
       ...(unread === 'add' && { unreadCount: current.unreadCount + 1 }),
       ...(unread === 'clear' && { unreadCount: 0 }),
     });
-    this.emit('message.created', conversationChannels(conversation), () => presentMessageEvent(message, conversation.publicId));
+    const seq = this.emit('message.created', conversationChannels(conversation), () => presentMessageEvent(message, conversation.publicId));
+    this.publish('message.created', () => presentWebhookMessage(message), seq);
     return message;
   }
+}
+
+/**
+ * The write's integrator events with their data. `conversation.updated` only when a field integrators
+ * follow changed, once per write (its data is the row as written), and not beside `conversation.created`,
+ * which already shows the row as written.
+ */
+async function publishedEvents(unit: Unit, before: InferAttributes<Conversation>): Promise<OutboxEvent[]> {
+  const after = unit.conversation;
+  const moved = INTEGRATOR_FIELDS.some((field) => before[field] !== after[field]);
+  const created = unit.published.some((event) => event.type === 'conversation.created');
+  const lastUpdate = unit.published.filter((event) => event.type === 'conversation.updated').at(-1);
+  const kept = unit.published.filter((event) => event.type !== 'conversation.updated' || (event === lastUpdate && moved && !created));
+  return Promise.all(kept.map(async ({ type, seq, data }) => ({ type, seq, data: await data() })));
 }
 
 /**
@@ -85,6 +127,7 @@ export class ConversationRecord {
     public row: Conversation | null,
     private readonly env: ActivationEnv<'conversation'>,
     private readonly realtime: RealtimeEmitter,
+    private readonly outbox: { jobs: JobQueue; logger: Logger },
   ) {}
 
   async write<T>(create: (() => Conversation) | undefined, work: (unit: Unit) => Promise<T>): Promise<T> {
@@ -94,12 +137,15 @@ export class ConversationRecord {
       const result = await this.env.write(async (transaction) => {
         const conversation = this.row ?? (await subject.save({ transaction }));
         unit = new Unit(transaction, conversation, Number(conversation.seq));
+        const before = { ...conversation.get() };
         const value = await work(unit);
         await conversation.update({ ...unit.changes, seq: unit.lastSeq, version: conversation.version + 1 }, { transaction });
-        return { conversation, value };
+        const chains = await recordEvents(conversation, await publishedEvents(unit, before), transaction);
+        return { conversation, value, chains };
       });
       this.row = result.conversation;
       for (const send of unit!.outgoing) send(this.realtime);
+      startDeliveries(this.outbox.jobs, result.chains, (error) => this.outbox.logger.warn({ err: error }, 'webhook delivery not started; the sweep will start it'));
       return result.value;
     } catch (error) {
       // Before the reload: a write that moved the conversation to another visitor id collided with theirs.

@@ -7,7 +7,6 @@ import * as moves from '../../domain/conversations/transitions';
 import { assertAllowance } from '../../domain/usage/allowance';
 import { notFound } from '../../errors';
 import { Conversation, Message } from '../../models';
-import { companyChannel } from '../../realtime/channels';
 import type { Turn } from '../runtime/behaviour';
 import type { ConversationActor } from './actor';
 import { refuseBlocked, refuseFlood } from './abuse';
@@ -136,7 +135,7 @@ async function store(actor: ConversationActor, input: VisitorMessageInput, { aut
     const conversation = unit.conversation;
     const reopening = moves.reopenByVisitor(conversation);
     if (reopening) await unit.addEvent('reopened', 'visitor');
-    if (!record.row) unit.emit('conversation.created', [companyChannel(conversation.companyId)], () => actor.eventData());
+    if (!record.row) actor.created(unit);
     else if (reopening) actor.updated(unit);
     unit.change({ ...reopening, ...visitorColumns(conversation, input) });
     // Before the line is added, so the message is not read twice; a text still too short to tell keeps the earlier value.
@@ -144,6 +143,7 @@ async function store(actor: ConversationActor, input: VisitorMessageInput, { aut
     if (language) unit.change({ detectedLanguage: language });
     const line = await unit.addLine({ role: 'visitor', content: input.text, clientId: input.clientId ?? null }, 'add');
     const lead = autoActions && (await saveLeadFromMessage({ ...conversation.get(), ...unit.changes }, input.text, unit.transaction));
+    if (lead) actor.leadSaved(unit, lead);
     // A new conversation is announced whole (`conversation.created`), and a reopened one already is.
     if (lead && record.row && !reopening) actor.updated(unit);
     return line;

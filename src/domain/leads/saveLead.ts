@@ -1,6 +1,6 @@
 import { QueryTypes, type Transaction } from 'sequelize';
 import { unprocessable } from '../../errors';
-import { Conversation, type LeadStatus } from '../../models';
+import { Conversation, Lead, type LeadStatus } from '../../models';
 import { capturedContact, contactIn, hasContact } from './capturedContact';
 
 export interface SavedLead {
@@ -49,4 +49,11 @@ export async function saveLeadFromMessage(conversation: Source, text: string, tr
   if (!found.email && !found.phone) return null;
   const { id, companyId, visitorName, visitorEmail, visitorPhone, prechat } = conversation;
   return saveLead({ id, companyId, visitorName, prechat, visitorEmail: visitorEmail || found.email, visitorPhone: visitorPhone || found.phone }, transaction);
+}
+
+/** The conversation's lead as stored, read inside the write that saved it (for `lead.created`). */
+export async function leadOf(id: number, transaction: Transaction): Promise<Lead> {
+  const lead = await Lead.findByPk(id, { transaction });
+  if (!lead) throw new Error(`lead ${id} vanished inside its own write`);
+  return lead;
 }

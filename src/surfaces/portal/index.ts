@@ -5,11 +5,12 @@ import { chatbotEndpoints } from './chatbots';
 import { keyEndpoints } from './keys';
 import { knowledgeEndpoints } from './knowledge';
 import { sessionEndpoints } from './session';
+import { webhookEndpoints } from './webhooks';
 import { workspaceEndpoints } from './workspace';
 
 export const PORTAL_BASE = '/api/portal';
 
-export const PORTAL_ENDPOINTS: readonly SurfaceEndpoint[] = [...sessionEndpoints, ...chatbotEndpoints, ...knowledgeEndpoints, ...keyEndpoints, ...workspaceEndpoints];
+export const PORTAL_ENDPOINTS: readonly SurfaceEndpoint[] = [...sessionEndpoints, ...chatbotEndpoints, ...knowledgeEndpoints, ...keyEndpoints, ...workspaceEndpoints, ...webhookEndpoints];
 
 /** Portal API: white-label portals, opened by `portal` tokens only (sign-in aside). */
 export function portalSurface(deps: SurfaceDeps): Router {

@@ -1,7 +1,11 @@
 import { z } from 'zod';
 import { authOf } from '../../http/authenticate';
 import { findChatbot } from '../../domain/chatbots/findChatbot';
+import { findConversation } from '../../domain/conversations/findConversation';
 import { findConversationTranscript, pageChatbotConversations } from '../../domain/conversations/v1Reads';
+import { eventsAfter } from '../../domain/webhooks/catchUp';
+import { webhookEvent } from '../../openapi/responses/webhooks';
+import { presentIntegrationEvent } from '../../presenters/webhookEvents';
 import { v1ConversationDetail, v1ConversationPage } from '../../openapi/responses/conversations';
 import { presentV1ConversationDetail, presentV1ConversationRow } from '../../presenters/conversation';
 import { presentPage } from '../../presenters/pagination';
@@ -13,6 +17,12 @@ const MAX_PER_PAGE = 100;
 export const listConversationsQuery = z.object({
   per_page: z.coerce.number().int().min(1).transform((n) => Math.min(n, MAX_PER_PAGE)).optional(),
   page: z.coerce.number().int().min(1).max(1_000_000_000).default(1),
+});
+
+/** The catch-up's position and page size; `after_seq` 0 (the default) starts at the conversation's first event. */
+export const eventsQuery = z.object({
+  after_seq: z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER).default(0),
+  limit: z.coerce.number().int().min(1).max(500).default(100),
 });
 
 const v1 = { surface: 'v1', auth: 'api' } as const;
@@ -52,6 +62,27 @@ export const conversationEndpoints = [
     handler: async (_input, req, res) => {
       const { conversation, messages } = await findConversationTranscript(authOf(req).company.id, req.params.conversation);
       res.json({ data: presentV1ConversationDetail(conversation, messages) });
+    },
+  }),
+  endpoint({
+    ...v1,
+    method: 'get',
+    path: '/api/v1/conversations/{conversation}/events',
+    summary: "The conversation's events after a seq, oldest first: the webhook catch-up",
+    description:
+      'The same events, with the same bodies and ids, as webhooks deliver (docs/webhooks.md), whether or not the workspace has a webhook. `after_seq` is the last `seq` the caller has (default 0: from the start); `limit` 1..500, default 100. `next_after_seq` is the `after_seq` of the next page, or null when this page reached the newest event. `seq` rises with gaps (it counts every event of the conversation, also those integrators do not get).',
+    query: { schema: eventsQuery, examples: [{ after_seq: '0', limit: '100' }] },
+    responses: {
+      200: {
+        description: 'A page of events.',
+        json: z.object({ data: z.array(webhookEvent), next_after_seq: z.int().min(0).nullable() }),
+      },
+    },
+    handler: async ({ query }, req, res) => {
+      const conversation = await findConversation(authOf(req).company.id, req.params.conversation);
+      const { after_seq: afterSeq, limit } = query();
+      const { events, more } = await eventsAfter(conversation, afterSeq, limit);
+      res.json({ data: events.map(presentIntegrationEvent), next_after_seq: more ? Number(events.at(-1)!.seq) : null });
     },
   }),
 ];
