@@ -1,6 +1,6 @@
 import { QueryTypes } from 'sequelize';
 import { KnowledgeChunk, type KnowledgeSourceType } from '../../models';
-import { termsOf, type Term } from './vocabulary';
+import { anyOf, termsOf, type Term } from './vocabulary';
 
 /** A passage retrieved for a question, with what a prompt and the `done` event's sources need. */
 export interface Passage {
@@ -67,9 +67,4 @@ function rarest(terms: Term[]): Term[] {
     total += term.chunks;
   }
   return picked;
-}
-
-/** A tsquery matching any of the lexemes, each quoted as a literal (no re-stemming, no operators). */
-function anyOf(terms: Term[]): string {
-  return terms.map(({ lexeme }) => `'${lexeme.replaceAll('\\', '\\\\').replaceAll("'", "''")}'`).join(' | ');
 }

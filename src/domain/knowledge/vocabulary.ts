@@ -82,3 +82,8 @@ function strongest(rows: Term[]): Term[] {
   }
   return [...byLexeme.values()];
 }
+
+/** A tsquery matching any of the lexemes, each quoted as a literal (no re-stemming, no operators). */
+export function anyOf(terms: Term[]): string {
+  return terms.map(({ lexeme }) => `'${lexeme.replaceAll('\\', '\\\\').replaceAll("'", "''")}'`).join(' | ');
+}
