@@ -40,20 +40,22 @@ function fuzzyAvailable(): Promise<boolean> {
  * The question's search terms that occur in the chatbot's passages, rarest first. Postgres parses
  * and stems the question exactly as it did the passages, with each configuration (language) the
  * chatbot's sources were parsed with; nothing typed reaches tsquery syntax. Where pg_trgm is there,
- * each question word also brings the passages' words spelled most like it (a typo, a derived form
- * the stemmer does not reduce), weighted by how alike they are.
+ * a question word the passages do not hold brings the passages' words spelled most like it (a typo,
+ * a derived form the stemmer does not reduce), weighted by how alike they are.
  */
 export async function termsOf(chatbotId: number, question: string): Promise<Term[]> {
+  // Only words the passages do not hold are looked up by spelling: those are the typos and the forms
+  // the stemmer kept apart, and a known word would mostly bring near-misses of itself at some cost.
   const alike = (await fuzzyAvailable())
     ? `UNION ALL
       SELECT f.lexeme, f.chunks, f.weight
         FROM words CROSS JOIN LATERAL (
               SELECT k.lexeme, k.chunks, similarity(k.lexeme, words.lexeme) AS weight
                 FROM knowledge_terms k
-               WHERE k.lexeme % words.lexeme AND k.chatbot_id = :chatbotId AND k.lexeme <> words.lexeme
+               WHERE k.lexeme % words.lexeme AND k.chatbot_id = :chatbotId
                ORDER BY weight DESC, k.lexeme
                LIMIT ${ALIKE_PER_WORD}) f
-       WHERE length(words.lexeme) >= ${MIN_ALIKE_LENGTH} AND f.weight >= ${MIN_SIMILARITY}`
+       WHERE words.lexeme NOT IN (SELECT lexeme FROM known) AND length(words.lexeme) >= ${MIN_ALIKE_LENGTH} AND f.weight >= ${MIN_SIMILARITY}`
     : '';
   const rows = await KnowledgeChunk.sequelize!.query<Term>(
     `WITH words AS (
@@ -61,9 +63,10 @@ export async function termsOf(chatbotId: number, question: string): Promise<Term
          FROM (SELECT DISTINCT search_config FROM knowledge_sources WHERE chatbot_id = :chatbotId AND parent_id IS NULL) c,
               unnest(tsvector_to_array(to_tsvector(CAST(c.search_config AS regconfig), :question))) AS w(lexeme)
         LIMIT ${MAX_WORDS * 2}
+     ), known AS (
+       SELECT k.lexeme, k.chunks FROM words JOIN knowledge_terms k ON k.chatbot_id = :chatbotId AND k.lexeme = words.lexeme
      )
-     SELECT k.lexeme, k.chunks, 1 AS weight
-       FROM words JOIN knowledge_terms k ON k.chatbot_id = :chatbotId AND k.lexeme = words.lexeme
+     SELECT lexeme, chunks, 1 AS weight FROM known
      ${alike}`,
     { replacements: { chatbotId, question }, type: QueryTypes.SELECT },
   );
