@@ -1,9 +1,11 @@
 import { strict as assert } from 'node:assert';
+import { QueryTypes } from 'sequelize';
 import type { Language } from '../../src/domain/chatbots/languages';
 import { updateChatbot } from '../../src/domain/chatbots/updateChatbot';
 import { retrievePassages } from '../../src/domain/knowledge/retrieve';
 import { trainDocument } from '../../src/domain/knowledge/trainDocument';
 import { KnowledgeChunk, type Chatbot } from '../../src/models';
+import { knowledgeLanguages } from '../../src/models/migrations/0013-knowledge-languages';
 import { server } from '../support/hooks';
 import * as make from '../support/factories';
 
@@ -70,5 +72,32 @@ describe('knowledge: retrieval in the knowledge\'s language, and words spelled a
     const library = await retrievePassages(bot.id, 'when does the presidential library open');
     assert.equal(library[0]?.sourceTitle, 'Presidential library', 'an exact word outweighs one spelled alike');
     assert.ok(library[0]!.rank > (library.find((p) => p.sourceTitle === 'President')?.rank ?? 0));
+  });
+
+  it('migration 0013 leaves what was trained before it as it was: same tsvectors, true term counts, still found', async () => {
+    const { company } = await make.workspace();
+    const bot = await make.chatbot(company);
+    await train(bot, 'Refunds', '# Refunds\nRefunds are paid to the original card within five days.');
+    const db = KnowledgeChunk.sequelize!;
+    const vectors = () =>
+      db.query<{ search: string }>('SELECT search::text AS search FROM knowledge_chunks WHERE chatbot_id = :bot ORDER BY id', { replacements: { bot: bot.id }, type: QueryTypes.SELECT });
+    const drift = () =>
+      db.query(
+        `SELECT lexeme FROM (SELECT lexeme, count(*)::int AS chunks FROM knowledge_chunks, unnest(tsvector_to_array(search)) lexeme
+                              WHERE chatbot_id = :bot GROUP BY lexeme) truth
+           FULL JOIN (SELECT lexeme, chunks FROM knowledge_terms WHERE chatbot_id = :bot) kept USING (lexeme)
+          WHERE truth.chunks IS DISTINCT FROM kept.chunks`,
+        { replacements: { bot: bot.id }, type: QueryTypes.SELECT },
+      );
+    const after = await vectors();
+    await knowledgeLanguages.down!({ name: knowledgeLanguages.name, context: db });
+    try {
+      assert.deepEqual(await vectors(), after, 'before 0013 (english only) the passage was parsed the same way');
+    } finally {
+      await knowledgeLanguages.up({ name: knowledgeLanguages.name, context: db });
+    }
+    assert.deepEqual(await vectors(), after);
+    assert.deepEqual(await drift(), []);
+    assert.equal((await retrievePassages(bot.id, 'when are refunds paid'))[0]?.sourceTitle, 'Refunds');
   });
 });
