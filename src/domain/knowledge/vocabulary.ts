@@ -13,21 +13,18 @@ export interface Term {
 const MAX_WORDS = 24;
 /** Passage words taken per question word by spelling, best first. */
 const ALIKE_PER_WORD = 3;
-/**
- * How alike (pg_trgm similarity, 0-1) a passage word must be to a question word to count: 0.4 keeps
- * derived forms and typos (presidential / president 0.5, amendmant / amend 0.45) and leaves out
- * words that merely share a syllable.
- */
-const MIN_SIMILARITY = 0.4;
 /** Shorter words share too few trigrams for their similarity to mean anything (war / ward). */
 const MIN_ALIKE_LENGTH = 4;
 
 let fuzzy: Promise<boolean> | undefined;
 
-/** Whether migration 0013 could build the trigram index (pg_trgm may be refused); read once per process. */
+/**
+ * Whether migration 0013 could create `knowledge_alike` (it needs pg_trgm, which may be refused;
+ * the least similarity, 0.4, is set there); read once per process.
+ */
 function fuzzyAvailable(): Promise<boolean> {
   fuzzy ??= KnowledgeChunk.sequelize!
-    .query<{ present: boolean }>(`SELECT to_regclass('knowledge_terms_lexeme_trgm') IS NOT NULL AS present`, { type: QueryTypes.SELECT })
+    .query<{ present: boolean }>(`SELECT to_regprocedure('knowledge_alike(integer, text[], integer)') IS NOT NULL AS present`, { type: QueryTypes.SELECT })
     .then(([row]) => row?.present === true)
     .catch((error: unknown) => {
       fuzzy = undefined;
@@ -41,21 +38,17 @@ function fuzzyAvailable(): Promise<boolean> {
  * and stems the question exactly as it did the passages, with each configuration (language) the
  * chatbot's sources were parsed with; nothing typed reaches tsquery syntax. Where pg_trgm is there,
  * a question word the passages do not hold brings the passages' words spelled most like it (a typo,
- * a derived form the stemmer does not reduce), weighted by how alike they are.
+ * a derived form the stemmer does not reduce), weighted by how alike they are. One round trip.
  */
 export async function termsOf(chatbotId: number, question: string): Promise<Term[]> {
   // Only words the passages do not hold are looked up by spelling: those are the typos and the forms
   // the stemmer kept apart, and a known word would mostly bring near-misses of itself at some cost.
   const alike = (await fuzzyAvailable())
     ? `UNION ALL
-      SELECT f.lexeme, f.chunks, f.weight
-        FROM words CROSS JOIN LATERAL (
-              SELECT k.lexeme, k.chunks, similarity(k.lexeme, words.lexeme) AS weight
-                FROM knowledge_terms k
-               WHERE k.lexeme % words.lexeme AND k.chatbot_id = :chatbotId
-               ORDER BY weight DESC, k.lexeme
-               LIMIT ${ALIKE_PER_WORD}) f
-       WHERE words.lexeme NOT IN (SELECT lexeme FROM known) AND length(words.lexeme) >= ${MIN_ALIKE_LENGTH} AND f.weight >= ${MIN_SIMILARITY}`
+      SELECT lexeme, chunks, weight
+        FROM knowledge_alike(:chatbotId,
+               ARRAY(SELECT lexeme FROM words WHERE length(lexeme) >= ${MIN_ALIKE_LENGTH} AND lexeme NOT IN (SELECT lexeme FROM known)),
+               ${ALIKE_PER_WORD})`
     : '';
   const rows = await KnowledgeChunk.sequelize!.query<Term>(
     `WITH words AS (

@@ -20,10 +20,14 @@ import type { Migration } from './types';
  *   term counts of 0002 stay true (DDL fires no triggers).
  * - `knowledge_terms_lexeme_trgm`: trigram index over the chatbots' vocabularies, so a question word
  *   finds the passages' words that are spelled like it (typos, and derived forms the stemmer keeps
- *   apart: presidential / president). Without pg_trgm it is left out, and retrieval matches exact
- *   words only (src/domain/knowledge/vocabulary.ts asks whether the extension is there).
+ *   apart: presidential / president), through `knowledge_alike`. The function carries its own
+ *   similarity threshold (0.4; pg_trgm's default of 0.3 makes the index return many more words, all
+ *   to be rechecked and thrown away) without touching the session's. Without pg_trgm both are left
+ *   out, and retrieval matches exact words only (src/domain/knowledge/vocabulary.ts asks whether the
+ *   function is there).
  */
 const TRIGRAM_INDEX = 'knowledge_terms_lexeme_trgm';
+export const MIN_SIMILARITY = 0.4;
 
 export const knowledgeLanguages: Migration = {
   name: '0013-knowledge-languages',
@@ -48,8 +52,23 @@ CREATE INDEX knowledge_chunks_search ON knowledge_chunks USING gin (search);
     // CONCURRENTLY, as 0003: indexing keeps writing the term counts while it builds.
     await db.query(`DROP INDEX CONCURRENTLY IF EXISTS ${TRIGRAM_INDEX}`);
     await db.query(`CREATE INDEX CONCURRENTLY ${TRIGRAM_INDEX} ON knowledge_terms USING gin (lexeme gin_trgm_ops)`);
+    await db.query(`
+CREATE OR REPLACE FUNCTION knowledge_alike(chatbot integer, words text[], per_word integer)
+  RETURNS TABLE (lexeme text, chunks integer, weight real)
+  LANGUAGE sql STABLE
+  SET pg_trgm.similarity_threshold = ${MIN_SIMILARITY}
+  AS $$
+    SELECT f.lexeme, f.chunks, f.weight
+      FROM unnest(words) AS w(word) CROSS JOIN LATERAL (
+            SELECT k.lexeme, k.chunks, similarity(k.lexeme, w.word) AS weight
+              FROM knowledge_terms k
+             WHERE k.lexeme % w.word AND k.chatbot_id = chatbot
+             ORDER BY weight DESC, k.lexeme
+             LIMIT per_word) f
+  $$`);
   },
   async down({ context: db }) {
+    await db.query('DROP FUNCTION IF EXISTS knowledge_alike(integer, text[], integer)');
     await db.query(`DROP INDEX CONCURRENTLY IF EXISTS ${TRIGRAM_INDEX}`);
     await db.transaction(async (transaction) => {
       await db.query(
