@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { QueryTypes } from 'sequelize';
+import type { AppContext } from '../src/context';
 import { retrievePassages } from '../src/domain/knowledge/retrieve';
 import { trainDocument } from '../src/domain/knowledge/trainDocument';
 import { scoped } from './support/cleanup';
@@ -12,8 +13,12 @@ import { round } from './support/stats';
 
 const CORPUS_DIR = join(ROOT, 'bench/data/constitution');
 const TOP = 5;
-const GOAL_HIT_AT_3 = 0.85;
+const GOAL_HIT_AT_3 = 0.9;
+const GOAL_SECOND_HIT_AT_3 = 0.85;
 const MAX_MISSES_SHOWN = 15;
+/** The project's question set, and the one written after retrieval became language-aware and fuzzy (docs/performance.md). */
+const FIRST_SET = 'questions.json';
+const SECOND_SET = 'questions-second.json';
 
 interface Document {
   /** File name without .md: what questions.json refers to. */
@@ -55,8 +60,8 @@ function loadDocuments(): Document[] {
     });
 }
 
-function loadQuestions(): Question[] {
-  return JSON.parse(readFileSync(join(CORPUS_DIR, 'questions.json'), 'utf8')) as Question[];
+function loadQuestions(file: string): Question[] {
+  return JSON.parse(readFileSync(join(CORPUS_DIR, file), 'utf8')) as Question[];
 }
 
 /** A passage answers when it comes from the expected document and sits directly under the expected heading. */
@@ -96,7 +101,8 @@ function score(questions: readonly Question[], results: readonly Ranked[][], tit
 export async function retrieval(): Promise<BenchResult> {
   const startedAt = new Date();
   const documents = loadDocuments();
-  const questions = loadQuestions();
+  const sets = { first: loadQuestions(FIRST_SET), second: loadQuestions(SECOND_SET) };
+  const questions = [...sets.first, ...sets.second];
   const titles = new Map(documents.map((d) => [d.name, d.title]));
   const unknown = questions.filter((q) => !titles.has(q.expect.document));
   if (unknown.length) throw new Error(`questions name unknown documents: ${unknown.map((q) => q.expect.document).join(', ')}`);
@@ -119,45 +125,92 @@ export async function retrieval(): Promise<BenchResult> {
       const unanswerable = questions.filter((q) => !passages.some((p) => isHit(p, titles.get(q.expect.document)!, q.expect.heading)));
       if (unanswerable.length) throw new Error(`no passage matches the expected heading of: ${unanswerable.map((q) => q.question).join(' | ')}`);
 
-      const measured: Ranked[][] = [];
-      const naive: Ranked[][] = [];
-      for (const { question } of questions) {
-        measured.push(await retrievePassages(chatbot.id, question, TOP));
-        // Every word must match (plainto_tsquery ANDs them), default ts_rank: what a first attempt looks like.
-        naive.push(
-          await ctx.db.sequelize.query<Ranked>(
-            `SELECT s.title AS "sourceTitle", c.title
-               FROM knowledge_chunks c JOIN knowledge_sources s ON s.id = c.source_id, plainto_tsquery('english', :question) q
-              WHERE c.chatbot_id = :chatbotId AND c.search @@ q
-              ORDER BY ts_rank(c.search, q) DESC, c.id
-              LIMIT :limit`,
-            { replacements: { chatbotId: chatbot.id, question, limit: TOP }, type: QueryTypes.SELECT },
-          ),
-        );
-      }
-
-      const figures = score(questions, measured, titles);
-      const baseline = score(questions, naive, titles);
-      const shown = figures.misses.slice(0, MAX_MISSES_SHOWN);
+      const rank = async (set: readonly Question[]) => {
+        const measured: Ranked[][] = [];
+        const previous: Ranked[][] = [];
+        const naive: Ranked[][] = [];
+        for (const { question } of set) {
+          measured.push(await retrievePassages(chatbot.id, question, TOP));
+          previous.push(await previousRanking(ctx, chatbot.id, question));
+          naive.push(await naiveRanking(ctx, chatbot.id, question));
+        }
+        return { measured: score(set, measured, titles), previous: score(set, previous, titles), naive: score(set, naive, titles) };
+      };
+      const first = await rank(sets.first);
+      const second = await rank(sets.second);
+      const shown = (misses: string[]) => misses.slice(0, MAX_MISSES_SHOWN).map((miss) => `  ${miss}`);
+      const more = (misses: string[]) => (misses.length > MAX_MISSES_SHOWN ? `, first ${MAX_MISSES_SHOWN} shown` : '');
       return {
         name: 'retrieval',
         title: 'knowledge retrieval quality, US Constitution with visitor-style questions',
-        goal: `hit@3 >= ${GOAL_HIT_AT_3}`,
-        pass: figures.hitAt3 >= GOAL_HIT_AT_3,
-        figures: { hit_at_1: round(figures.hitAt1), hit_at_3: round(figures.hitAt3), mrr: round(figures.mrr) },
-        baseline: { plainto_hit_at_1: round(baseline.hitAt1), plainto_hit_at_3: round(baseline.hitAt3), plainto_mrr: round(baseline.mrr) },
-        settings: { questions: questions.length, documents: documents.length, chunks, top: TOP, empty_results: figures.empty, plainto_empty_results: baseline.empty },
+        goal: `hit@3 >= ${GOAL_HIT_AT_3} on the project's set, >= ${GOAL_SECOND_HIT_AT_3} on the second set`,
+        pass: first.measured.hitAt3 >= GOAL_HIT_AT_3 && second.measured.hitAt3 >= GOAL_SECOND_HIT_AT_3,
+        figures: {
+          hit_at_1: round(first.measured.hitAt1),
+          hit_at_3: round(first.measured.hitAt3),
+          mrr: round(first.measured.mrr),
+          second_hit_at_1: round(second.measured.hitAt1),
+          second_hit_at_3: round(second.measured.hitAt3),
+          second_mrr: round(second.measured.mrr),
+        },
+        baseline: {
+          previous_hit_at_3: round(first.previous.hitAt3),
+          previous_mrr: round(first.previous.mrr),
+          previous_second_hit_at_3: round(second.previous.hitAt3),
+          previous_second_mrr: round(second.previous.mrr),
+          plainto_hit_at_3: round(first.naive.hitAt3),
+          plainto_second_hit_at_3: round(second.naive.hitAt3),
+        },
+        settings: {
+          questions: sets.first.length,
+          second_questions: sets.second.length,
+          documents: documents.length,
+          chunks,
+          top: TOP,
+          empty_results: first.measured.empty,
+          second_empty_results: second.measured.empty,
+        },
         notes: [
           'corpus: the Constitution of the United States (public domain): Preamble, Articles I-VII (one document each, "## Section N" headings), 27 amendments (one document, "## Amendment N" headings)',
           'a hit: a passage of the expected document whose heading path ends with the expected heading (e.g. Article II › Section 1); MRR over the top 5',
-          'questions were written before anything was measured, as visitors would ask them (some reuse the text\'s words, most paraphrase, a few share none), and not tuned afterwards',
-          "baseline: the same chunks and tsvector, plainto_tsquery('english', question) (every word must match), ranked by default ts_rank",
-          `missed at 3 (${figures.misses.length}${figures.misses.length > shown.length ? `, first ${shown.length} shown` : ''}):`,
-          ...shown.map((miss) => `  ${miss}`),
+          `first set (${FIRST_SET}): the project's, written before anything was measured, as visitors would ask, not tuned afterwards`,
+          `second set (${SECOND_SET}): written after retrieval became language-aware and fuzzy, committed before it was measured, no question repeated from the first`,
+          "previous: the ranking before that change, in this run: English only, exact words, ts_rank over any word of the question",
+          "plainto: the same chunks and tsvector, plainto_tsquery('english', question) (every word must match), ranked by default ts_rank",
+          `missed at 3, first set (${first.measured.misses.length}${more(first.measured.misses)}):`,
+          ...shown(first.measured.misses),
+          `missed at 3, second set (${second.measured.misses.length}${more(second.measured.misses)}):`,
+          ...shown(second.measured.misses),
         ],
         startedAt: startedAt.toISOString(),
         seconds: (Date.now() - startedAt.getTime()) / 1000,
       };
     }),
+  );
+}
+
+/** The ranking before languages and spelling: the question's English words, any of them, ts_rank with length normalisation. */
+function previousRanking(ctx: AppContext, chatbotId: number, question: string): Promise<Ranked[]> {
+  return ctx.db.sequelize.query<Ranked>(
+    `SELECT s.title AS "sourceTitle", c.title
+       FROM knowledge_chunks c JOIN knowledge_sources s ON s.id = c.source_id,
+            (SELECT CAST(string_agg(quote_literal(lexeme), ' | ') AS tsquery) AS q
+               FROM unnest(tsvector_to_array(to_tsvector('english', :question))) AS lexeme) words
+      WHERE c.chatbot_id = :chatbotId AND c.search @@ words.q
+      ORDER BY ts_rank(c.search, words.q, 1) DESC, c.id
+      LIMIT :limit`,
+    { replacements: { chatbotId, question, limit: TOP }, type: QueryTypes.SELECT },
+  );
+}
+
+/** Every word must match (plainto_tsquery ANDs them), default ts_rank: what a first attempt looks like. */
+function naiveRanking(ctx: AppContext, chatbotId: number, question: string): Promise<Ranked[]> {
+  return ctx.db.sequelize.query<Ranked>(
+    `SELECT s.title AS "sourceTitle", c.title
+       FROM knowledge_chunks c JOIN knowledge_sources s ON s.id = c.source_id, plainto_tsquery('english', :question) q
+      WHERE c.chatbot_id = :chatbotId AND c.search @@ q
+      ORDER BY ts_rank(c.search, q) DESC, c.id
+      LIMIT :limit`,
+    { replacements: { chatbotId, question, limit: TOP }, type: QueryTypes.SELECT },
   );
 }

@@ -9,6 +9,8 @@ export const NO_ANSWER =
   "I couldn't find that in what I know. Could you put it another way, or ask to talk to a person?";
 
 const ANSWER_CHARS = 700;
+/** The best passages whose sentences an answer may quote. */
+export const EXTRACTIVE_PASSAGES = 2;
 const STOP_WORDS = new Set(
   'a an and are as at be by can do does for from how i in is it me my of on or our the to we what when where which who why will with you your'.split(' '),
 );
@@ -16,14 +18,17 @@ const STOP_WORDS = new Set(
 /**
  * The answer when a workspace has no provider key at all: the sentences of the best-matching
  * passages that share the most words with the question (a Q&A passage answers with its answer),
- * streamed in small pieces like a model's reply so every client path is the same.
+ * streamed in small pieces like a model's reply so every client path is the same. `matched` holds,
+ * per passage, the words retrieval matched in it (domain/knowledge/matches.ts); without it, words
+ * are compared after cutting common English endings.
  */
 export async function extractiveAnswer(
   question: string,
   passages: Passage[],
   options: ChatOptions = {},
+  matched: ReadonlyMap<number, ReadonlySet<string>> = new Map(),
 ): Promise<Completion & { used: Passage[] }> {
-  const { text, used } = compose(question, passages);
+  const { text, used } = compose(question, passages, matched);
   if (options.onDelta) {
     for (const piece of text.match(/\S+(?:\s+\S+){0,3}\s*/g) ?? [text]) {
       options.signal?.throwIfAborted();
@@ -34,13 +39,16 @@ export async function extractiveAnswer(
   return { text, used, model: EXTRACTIVE_MODEL, tokensIn: 0, tokensOut: 0 };
 }
 
-function compose(question: string, passages: Passage[]): { text: string; used: Passage[] } {
+function compose(question: string, passages: Passage[], matched: ReadonlyMap<number, ReadonlySet<string>>): { text: string; used: Passage[] } {
   const best = passages[0];
   if (!best) return { text: NO_ANSWER, used: [] };
   if (best.sourceType === 'qa') return { text: clip(best.content), used: [best] };
   const terms = stems(question);
-  const sentences = passages.slice(0, 2).flatMap((passage, p) =>
-    splitSentences(passage.content).map((sentence, i) => ({ sentence, order: p * 10_000 + i, score: overlap(terms, sentence) })),
+  const sentences = passages.slice(0, EXTRACTIVE_PASSAGES).flatMap((passage, p) =>
+    splitSentences(passage.content).map((sentence, i) => {
+      const words = matched.get(passage.chunkId);
+      return { sentence, order: p * 10_000 + i, score: words?.size ? matches(words, sentence) : overlap(terms, sentence) };
+    }),
   );
   const chosen = sentences
     .filter((s) => s.score > 0)
@@ -48,7 +56,7 @@ function compose(question: string, passages: Passage[]): { text: string; used: P
     .slice(0, 3)
     .sort((a, b) => a.order - b.order);
   const picked = chosen.length ? chosen : sentences.slice(0, 2);
-  const used = passages.slice(0, 2).filter((_, p) => picked.some((s) => Math.floor(s.order / 10_000) === p));
+  const used = passages.slice(0, EXTRACTIVE_PASSAGES).filter((_, p) => picked.some((s) => Math.floor(s.order / 10_000) === p));
   return { text: clip(picked.map((s) => s.sentence).join(' ')), used };
 }
 
@@ -68,6 +76,11 @@ function overlap(terms: Set<string>, sentence: string): number {
   let score = 0;
   for (const term of stems(sentence)) if (terms.has(term)) score += 1;
   return score;
+}
+
+/** How many of the matched words the sentence holds, each counted once. */
+function matches(words: ReadonlySet<string>, sentence: string): number {
+  return new Set((sentence.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((word) => words.has(word))).size;
 }
 
 function clip(text: string): string {

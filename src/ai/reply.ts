@@ -1,8 +1,9 @@
 import type { ProviderSlug } from '../../config/providers';
+import { matchedWords } from '../domain/knowledge/matches';
 import { retrievePassages } from '../domain/knowledge/retrieve';
 import type { Chatbot } from '../models';
 import { resolveEndpoint, type EndpointDeps } from './endpoint';
-import { extractiveAnswer } from './extractive';
+import { EXTRACTIVE_PASSAGES, extractiveAnswer } from './extractive';
 import { buildPrompt, sourcesOf, type ReplySource } from './prompt';
 import { chat } from './providers';
 import type { ChatMessage, ChatOptions, Completion } from './providers/types';
@@ -35,7 +36,8 @@ export async function generateReply(deps: EndpointDeps, input: ReplyInput): Prom
   const passages = await retrievePassages(chatbot.id, question, PASSAGES);
   const endpoint = await resolveEndpoint(deps, chatbot.companyId, chatbot.provider);
   if (!endpoint) {
-    const { used, ...answer } = await extractiveAnswer(question, passages, { signal, onDelta });
+    const matched = await matchedWords(chatbot.id, question, passages.slice(0, EXTRACTIVE_PASSAGES));
+    const { used, ...answer } = await extractiveAnswer(question, passages, { signal, onDelta }, matched);
     return { ...answer, provider: chatbot.provider, sources: sourcesOf(used) };
   }
   const { request, sources } = buildPrompt({ chatbot, passages, history, question, language });

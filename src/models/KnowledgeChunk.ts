@@ -10,6 +10,8 @@ export class KnowledgeChunk extends Model<InferAttributes<KnowledgeChunk>, Infer
   declare title: CreationOptional<string>;
   declare url: CreationOptional<string | null>;
   declare content: string;
+  /** The PostgreSQL text search configuration `search` was parsed with (its source's). */
+  declare searchConfig: CreationOptional<string>;
   declare createdAt: CreationOptional<Date>;
 
   static initModel(sequelize: Sequelize): typeof KnowledgeChunk {
@@ -23,6 +25,7 @@ export class KnowledgeChunk extends Model<InferAttributes<KnowledgeChunk>, Infer
         title: { type: DataTypes.STRING(255), allowNull: false, defaultValue: '' },
         url: { type: DataTypes.STRING(2048), allowNull: true },
         content: { type: DataTypes.TEXT, allowNull: false },
+        searchConfig: { type: DataTypes.STRING(32), allowNull: false, defaultValue: 'english' },
         createdAt: DataTypes.DATE,
       },
       { sequelize, tableName: 'knowledge_chunks', underscored: true, updatedAt: false },

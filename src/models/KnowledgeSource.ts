@@ -22,6 +22,8 @@ export class KnowledgeSource extends Model<InferAttributes<KnowledgeSource>, Inf
   declare failureReason: CreationOptional<string | null>;
   declare chunkCount: CreationOptional<number>;
   declare indexedAt: CreationOptional<Date | null>;
+  /** The PostgreSQL text search configuration its passages are parsed with (src/domain/knowledge/searchLanguage.ts). */
+  declare searchConfig: CreationOptional<string>;
   declare createdAt: CreationOptional<Date>;
   declare updatedAt: CreationOptional<Date>;
 
@@ -47,6 +49,7 @@ export class KnowledgeSource extends Model<InferAttributes<KnowledgeSource>, Inf
         failureReason: { type: DataTypes.TEXT, allowNull: true },
         chunkCount: { type: DataTypes.INTEGER, allowNull: false, defaultValue: 0 },
         indexedAt: { type: DataTypes.DATE, allowNull: true },
+        searchConfig: { type: DataTypes.STRING(32), allowNull: false, defaultValue: 'english' },
         createdAt: DataTypes.DATE,
         updatedAt: DataTypes.DATE,
       },

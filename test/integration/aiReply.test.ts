@@ -143,6 +143,17 @@ describe('AI replies: retrieval, prompting, providers, usage', () => {
       assert.equal(fake.requests.length, 0);
     });
 
+    it('quotes the sentences holding the words retrieval matched, misspelt or derived ones included', async () => {
+      const { company } = await make.workspace();
+      const bot = await make.chatbot(company);
+      const content = 'Open Settings to change the theme. Sessions end after a day. To reset a password, choose Reset password in Settings. The President may veto a bill.';
+      await trainDocument(server().ctx, bot, { type: 'text', title: 'Account', content });
+      const typo = await generateReply(keyless, { chatbot: bot, question: 'how do I resett my pasword', history: [] });
+      assert.equal(typo.text, 'To reset a password, choose Reset password in Settings.');
+      const derived = await generateReply(keyless, { chatbot: bot, question: 'what are the presidential powers', history: [] });
+      assert.equal(derived.text, 'The President may veto a bill.');
+    });
+
     it('answers a Q&A match with its answer, and says so when nothing matches', async () => {
       const { company } = await make.workspace();
       const bot = await make.chatbot(company);

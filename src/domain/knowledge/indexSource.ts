@@ -4,6 +4,7 @@ import type { Config } from '../../../config/env';
 import { KnowledgeChunk, KnowledgeSource } from '../../models';
 import { documentsOf, type IndexedDocument } from './documents';
 import { IndexingFailed } from './errors';
+import { LANGUAGE_SAMPLE_CHARS, searchConfigFor } from './searchLanguage';
 
 const INSERT_BATCH = 500;
 const TITLE_LIMIT = 255;
@@ -37,7 +38,8 @@ export async function indexSource(
   }
 }
 
-function replaceIndex(source: KnowledgeSource, documents: IndexedDocument[]): Promise<KnowledgeSource | null> {
+async function replaceIndex(source: KnowledgeSource, documents: IndexedDocument[]): Promise<KnowledgeSource | null> {
+  const searchConfig = await searchConfigFor(source.chatbotId, sampleOf(documents));
   return KnowledgeSource.sequelize!.transaction(async (transaction) => {
     // The row lock orders concurrent re-indexes and a concurrent delete of the same source.
     const locked = await KnowledgeSource.findByPk(source.id, { transaction, lock: transaction.LOCK.UPDATE });
@@ -48,10 +50,10 @@ function replaceIndex(source: KnowledgeSource, documents: IndexedDocument[]): Pr
     const owners: number[] = [];
     let total = 0;
     for (const document of documents) {
-      const ownerId = document.page ? (await createPage(locked, document, transaction)).id : locked.id;
+      const ownerId = document.page ? (await createPage(locked, document, searchConfig, transaction)).id : locked.id;
       owners.push(ownerId);
       total += document.chunks.length;
-      await insertChunks(locked, ownerId, document, transaction);
+      await insertChunks(locked, ownerId, document, searchConfig, transaction);
     }
     if (!(await anySearchable(owners, transaction))) {
       throw new IndexingFailed(
@@ -59,11 +61,21 @@ function replaceIndex(source: KnowledgeSource, documents: IndexedDocument[]): Pr
         true,
       );
     }
-    return locked.update({ status: 'ready', chunkCount: total, failureReason: null, indexedAt: new Date() }, { transaction });
+    return locked.update({ status: 'ready', chunkCount: total, failureReason: null, indexedAt: new Date(), searchConfig }, { transaction });
   });
 }
 
-function createPage(parent: KnowledgeSource, document: IndexedDocument, transaction: Transaction): Promise<KnowledgeSource> {
+/** The start of the source's text, where its language is told (searchLanguage.ts). */
+function sampleOf(documents: IndexedDocument[]): string {
+  let sample = '';
+  for (const chunk of documents.flatMap((document) => document.chunks)) {
+    if (sample.length >= LANGUAGE_SAMPLE_CHARS) break;
+    sample += `${chunk.content}\n`;
+  }
+  return sample;
+}
+
+function createPage(parent: KnowledgeSource, document: IndexedDocument, searchConfig: string, transaction: Transaction): Promise<KnowledgeSource> {
   const page = document.page!;
   return KnowledgeSource.create(
     {
@@ -77,12 +89,13 @@ function createPage(parent: KnowledgeSource, document: IndexedDocument, transact
       status: 'ready',
       chunkCount: document.chunks.length,
       indexedAt: new Date(),
+      searchConfig,
     },
     { transaction },
   );
 }
 
-async function insertChunks(source: KnowledgeSource, ownerId: number, document: IndexedDocument, transaction: Transaction): Promise<void> {
+async function insertChunks(source: KnowledgeSource, ownerId: number, document: IndexedDocument, searchConfig: string, transaction: Transaction): Promise<void> {
   const rows = document.chunks.map((chunk, position) => ({
     companyId: source.companyId,
     chatbotId: source.chatbotId,
@@ -91,6 +104,7 @@ async function insertChunks(source: KnowledgeSource, ownerId: number, document: 
     title: chunk.title,
     url: document.url,
     content: chunk.content,
+    searchConfig,
   }));
   for (let i = 0; i < rows.length; i += INSERT_BATCH) {
     await KnowledgeChunk.bulkCreate(rows.slice(i, i + INSERT_BATCH), { transaction, returning: false, validate: false });
@@ -101,7 +115,7 @@ async function insertChunks(source: KnowledgeSource, ownerId: number, document: 
 async function anySearchable(sourceIds: number[], transaction: Transaction): Promise<boolean> {
   if (!sourceIds.length) return false;
   const [row] = await KnowledgeChunk.sequelize!.query<{ found: boolean }>(
-    `SELECT EXISTS (SELECT 1 FROM knowledge_chunks WHERE source_id IN (:sourceIds) AND to_tsvector('english', content) <> ''::tsvector) AS found`,
+    `SELECT EXISTS (SELECT 1 FROM knowledge_chunks WHERE source_id IN (:sourceIds) AND to_tsvector(search_config::regconfig, content) <> ''::tsvector) AS found`,
     { replacements: { sourceIds }, type: QueryTypes.SELECT, transaction },
   );
   return row?.found === true;

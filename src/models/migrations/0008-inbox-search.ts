@@ -1,3 +1,4 @@
+import { trigramsAvailable } from './trigrams';
 import type { Migration } from './types';
 
 /**
@@ -18,23 +19,10 @@ const INDEXES: Array<[name: string, definition: string]> = [
   ['messages_content_trgm', 'ON messages USING gin (content gin_trgm_ops)'],
 ];
 
-async function trigramsAvailable(db: Parameters<Migration['up']>[0]['context']): Promise<boolean> {
-  try {
-    await db.query('CREATE EXTENSION IF NOT EXISTS pg_trgm');
-    return true;
-  } catch (error) {
-    // Migrations get no logger; Node's own warning channel reaches stderr all the same.
-    process.emitWarning(`pg_trgm could not be created (${(error as Error).message}): inbox search works without its indexes, reading every row`, {
-      code: 'PARLEY_INBOX_SEARCH_UNINDEXED',
-    });
-    return false;
-  }
-}
-
 export const inboxSearch: Migration = {
   name: '0008-inbox-search',
   async up({ context: db }) {
-    if (!(await trigramsAvailable(db))) return;
+    if (!(await trigramsAvailable(db, { code: 'PARLEY_INBOX_SEARCH_UNINDEXED', without: 'inbox search works without its indexes, reading every row' }))) return;
     for (const [name, definition] of INDEXES) {
       await db.query(`DROP INDEX CONCURRENTLY IF EXISTS ${name}`);
       await db.query(`CREATE INDEX CONCURRENTLY ${name} ${definition}`);
