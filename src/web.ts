@@ -8,7 +8,7 @@ import { lateActors, parleyBehaviours } from './actors/kinds';
 import type { AnyBehaviour } from './actors/runtime/host';
 import { closePresenceWriter } from './actors/visitor/presenceWriter';
 import { startActorSystem, type ActorSystem } from './actors/system';
-import { createApp } from './app';
+import { createApp, listenerOf } from './app';
 import { jobProcessors } from './boot/jobs';
 import { closeContext, openContext } from './boot/openContext';
 import type { AppContext } from './context';
@@ -85,7 +85,7 @@ export async function startWeb(config: Readonly<Config>, logger: Logger, options
     }
     // What a newcomer runs (embedded mode) gets the demo: the page at `/` lets them chat with its chatbot at once.
     demo = config.demo ? await ensureDemo(ctx) : undefined;
-    app = createApp(ctx, { actors, watchers, demo: demo?.chatbot });
+    app = listenerOf(createApp(ctx, { actors, watchers, demo: demo?.chatbot }));
     server.listen(config.port);
     await once(server, 'listening');
   } catch (error) {
