@@ -71,10 +71,11 @@ export async function startWeb(config: Readonly<Config>, logger: Logger, options
     // Actors (and sockets) message actors through the router, which exists only once the system has started.
     const router = lateActors(() => actors);
     realtime = await createRealtime(server, ctx, router);
-    const deps: ActorDeps = { ctx, realtime, actors: router };
+    const watcherStore = watcherStoreFor(ctx.redis, config.redisPrefix);
+    const deps: ActorDeps = { ctx, realtime, actors: router, watched: async (conversationId) => (await watcherStore.entries(conversationId)).length > 0 };
     actors = await startActorSystem(ctx, [...parleyBehaviours(deps), ...(options.behaviours?.(deps) ?? [])], { idleMs: options.idleMs });
     // Sockets arrive only once the server listens, below: by then this node is a member its entries can name.
-    watchers = trackWatchers(realtime.io, watcherStoreFor(ctx.redis, config.redisPrefix), actors, realtime, logger);
+    watchers = trackWatchers(realtime.io, watcherStore, actors, realtime, logger);
     ctx.readiness.push(...actors.readiness);
     ctx.metrics.watchActors(actors);
     ctx.metrics.watchSockets(realtime);
