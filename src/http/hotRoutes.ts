@@ -48,13 +48,14 @@ const JSON_TYPE = /^application\/json\s*(?:;\s*charset=utf-8\s*)?$/i;
 
 /**
  * The hot routes (widget heartbeat, stream, state catch-up) answered without the generic express
- * stack: one middleware, mounted first, that matches them by method and exact path and does what the
- * stack would have done for them, in the same order (docs/performance.md, "Hot routes"): request id,
- * helmet and CORS headers (precomputed), the route's per-IP limit, the JSON body (same limit, same
- * 400/413 answers, made storable), the endpoint's own handler and validation, the error handler's
- * JSON shapes, the metrics histogram; request lines are sampled. Anything unusual (another content
- * type or encoding, a chunked body, a path that does not decode, HEAD, a trailing slash) goes on to
- * the generic stack, which answers it as before.
+ * stack: one middleware, mounted first (and called by the node's listener before express, see
+ * `listenerOf` in src/app.ts), that matches them by method and exact path and does what the stack
+ * would have done for them, in the same order: request id, helmet and CORS headers (precomputed),
+ * the route's per-IP limit, the JSON body (same limit, same 400/413 answers, made storable), the
+ * endpoint's own handler and validation, the error handler's JSON shapes, the metrics histogram;
+ * request lines are sampled. Anything unusual (another content type or encoding, a chunked body, a
+ * path that does not decode, HEAD, a trailing slash) goes on to the generic stack, which answers it
+ * as before. Why and what it saved: docs/performance.md, "Cost per unit of work".
  */
 export function hotRoutes<Deps>(options: HotRoutesOptions<Deps>): RequestHandler {
   const headers = learnHeaders(options.staticHeaders);
