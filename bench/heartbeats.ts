@@ -1,4 +1,5 @@
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
+import { cpuSeconds } from './support/cpu';
 import { Agent, request } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { loadConfig } from '../config/env';
@@ -7,15 +8,17 @@ import { createLogger } from '../src/logger';
 import { Visitor } from '../src/models';
 import { defer, scoped } from './support/cleanup';
 import { benchChatbot } from './support/corpus';
-import { hotSpots, newestProfile } from './support/profile';
+import { HARNESS_CORE, loadNow, NODE_CORE, pin, pinningSettings, pinSelf, pinServices } from './support/pinning';
+import { hotSpots, monotonicUs, newestProfile, type Window } from './support/profile';
 import { Running } from '../test/support/processes';
 import { childEnv, forgetLogs, NODE_MAIN, ROOT } from './support/processes';
+import { resolve } from 'node:path';
 import { APP_KEY, benchDatabase, benchRedisPrefix, REDIS_URL } from './support/resources';
 import type { BenchResult } from './support/report';
 import { median, round, summarize } from './support/stats';
 import { PROFILE_DIR } from './throughput';
 
-const VISITORS = 20_000;
+const FULL_VISITORS = 20_000;
 /** Requests in flight in the saturation phases: enough to keep one node busy, as many browsers would. */
 const CONCURRENCY = 64;
 /** Heartbeat and /healthz saturation alternate, so a noisy neighbour on the machine hits both alike. */
@@ -27,6 +30,11 @@ const GOAL_RATE_PER_S = 3_000;
 const LIGHT_RATE_PER_S = 1_000;
 const PACED_MS = 10_000;
 const GOAL_P99_MS = 20;
+/** Issue 23: node CPU per heartbeat <= this many times a bare node:http answer's, same run, same pinning. */
+const GOAL_CPU_RATIO = 3;
+/** Issue 23: new visitors (first heartbeat) one node takes per second. */
+const GOAL_ARRIVALS_PER_S = 3_000;
+const BARE_MAIN = resolve(__dirname, 'support/bareHttpMain.js');
 /** One beat in this many is on a new page (a page view row); the rest repeat the page. */
 const NEW_PAGE_EVERY = 3;
 
@@ -77,12 +85,6 @@ function heartbeat(target: Target, key: string, i: number, n: number, since?: nu
 
 type Phase = Awaited<ReturnType<typeof saturate>> & { nodeCpuS: number; driverCpuS: number };
 
-/** CPU seconds a process has used so far (user + system), from /proc: the node's own cost, whatever else shares the machine. */
-function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  // utime and stime are fields 14 and 15 of stat; after the ") " split they sit at 11 and 12.
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
 
 /** Runs a phase and says how many CPU seconds the node and this driver spent in it. */
 async function metered<T>(pid: number, phase: () => Promise<T>): Promise<T & { nodeCpuS: number; driverCpuS: number }> {
@@ -146,14 +148,22 @@ async function paced(ms: number, perS: number, fire: (n: number, due: number) =>
 
 /**
  * `POST /widget/{key}/heartbeat` over real HTTP against one web node (cluster mode: Redis rate
- * limits, one node owning every shard), 20,000 distinct visitors, each from its own IP. Phases:
- * arrival (every visitor's first beat: actor activation, row insert), saturation (closed loop,
- * the most beats per second the node answers), and latency at the goal rate (open loop).
- * Baseline: GET /healthz through the same HTTP stack, closed loop, same concurrency.
+ * limits, one node owning every shard), 20,000 distinct visitors, each from its own IP, on the
+ * pinned method (bench/support/pinning.ts): the node on one core, this driver on the other. Phases:
+ * arrival (every visitor's first beat: actor activation, row insert), saturation (closed loop),
+ * alternating with the baselines, and latency at fixed rates (open loop).
+ * Baselines, same run, same pinning, same client: a bare `node:http` server (GET, and POST with the
+ * heartbeat's JSON body), and GET /healthz through the node's own stack.
+ * Two results: `heartbeats` (node CPU per beat against bare node:http) and `arrivals` (new visitors).
  */
-export async function heartbeats(options: { cpuProf: boolean }): Promise<BenchResult> {
+export async function heartbeats(options: { cpuProf: boolean; scale: number }): Promise<BenchResult[]> {
   const startedAt = new Date();
+  // --scale: fewer visitors (a quicker profile); the per-beat figures do not depend on it much, arrivals/s may.
+  const VISITORS = Math.max(1_000, Math.round(FULL_VISITORS * options.scale));
+  const loadAtStart = loadNow();
   return scoped(async () => {
+    pinSelf();
+    const services = pinServices();
     const databaseUrl = await benchDatabase('heartbeats');
     const env = { DATABASE_URL: databaseUrl, REDIS_URL, REDIS_PREFIX: benchRedisPrefix('heartbeats'), APP_KEY };
     const ctx = await openContext(loadConfig({ ...env, LOG_LEVEL: 'silent' }), createLogger('silent'), { redis: false });
@@ -175,8 +185,17 @@ export async function heartbeats(options: { cpuProf: boolean }): Promise<BenchRe
     const listening = await running.waitForLog((entry) => entry.msg === 'listening', 60_000);
     await running.waitForLog((entry) => entry.msg === 'control listening', 10_000);
     forgetLogs(running);
+    const pid = running.child.pid!;
+    const bare = new Running(BARE_MAIN, [], { env: childEnv({}) });
+    defer('stop the bare server', () => bare.child.kill('SIGKILL'));
+    const bareListening = await bare.waitForLog((entry) => entry.msg === 'listening', 10_000);
+    const pinned = pin(pid, NODE_CORE) && pin(bare.child.pid!, NODE_CORE);
     const target: Target = { host: '127.0.0.1', port: Number(listening.port), agent: new Agent({ keepAlive: true, maxSockets: CONCURRENCY }) };
-    defer('close client sockets', () => target.agent.destroy());
+    const bareTarget: Target = { host: '127.0.0.1', port: Number(bareListening.port), agent: new Agent({ keepAlive: true, maxSockets: CONCURRENCY }) };
+    defer('close client sockets', () => {
+      target.agent.destroy();
+      bareTarget.agent.destroy();
+    });
     // A single node takes every shard before it answers; an ask before that would time a 503.
     for (let tries = 0; (await heartbeat(target, bot.publicKey, 0, 0)).status !== 200; tries++) {
       if (tries > 200) throw new Error('the node never answered a heartbeat');
@@ -188,7 +207,6 @@ export async function heartbeats(options: { cpuProf: boolean }): Promise<BenchRe
       const i = n % VISITORS;
       return heartbeat(target, bot.publicKey, i, beats[i]!++, due);
     };
-    const pid = running.child.pid!;
     // Arrival: every visitor's first beat (activation, the immediate insert of its row and entry page).
     let arrived = 1;
     const arrival = await metered(pid, async () => {
@@ -203,14 +221,29 @@ export async function heartbeats(options: { cpuProf: boolean }): Promise<BenchRe
       );
       return { perS: VISITORS / ((performance.now() - start) / 1000) };
     });
+    const loadAfterArrival = loadNow();
 
-    const rounds: Array<{ beats: Phase; healthz: Phase }> = [];
+    // The bare server's POST gets a heartbeat's body (same bytes on the wire, parsed), from its own IP as a beat would.
+    let bareSent = 0;
+    const barePost = () => heartbeat(bareTarget, bot.publicKey, bareSent % VISITORS, bareSent++);
+    const rounds: Array<{ beats: Phase; healthz: Phase; bareGet: Phase; barePost: Phase }> = [];
     let sent = 0;
+    const beatWindows: Window[] = [];
+    const idleCores: number[] = [];
     for (let r = 0; r < ROUNDS; r++) {
+      const fromUs = monotonicUs();
       const beatsPhase = await metered(pid, () => saturate(SATURATE_MS, CONCURRENCY, () => next(sent++)));
+      beatWindows.push({ fromUs, toUs: monotonicUs() });
       const healthzPhase = await metered(pid, () => saturate(HEALTHZ_MS, CONCURRENCY, () => get(target, '/healthz')));
-      rounds.push({ beats: beatsPhase, healthz: healthzPhase });
+      // The node idles meanwhile: what it spends with no request at all (timers, cluster beats, write-behind) is its background.
+      const idleFrom = cpuSeconds(pid);
+      const idleStart = performance.now();
+      const bareGetPhase = await metered(bare.child.pid!, () => saturate(HEALTHZ_MS, CONCURRENCY, () => get(bareTarget, '/healthz')));
+      const barePostPhase = await metered(bare.child.pid!, () => saturate(HEALTHZ_MS, CONCURRENCY, barePost));
+      idleCores.push((cpuSeconds(pid) - idleFrom) / ((performance.now() - idleStart) / 1000));
+      rounds.push({ beats: beatsPhase, healthz: healthzPhase, bareGet: bareGetPhase, barePost: barePostPhase });
     }
+    const loadAfterSaturation = loadNow();
     const atGoal = await paced(PACED_MS, GOAL_RATE_PER_S, (_, due) => next(sent++, due));
     const light = await paced(PACED_MS, LIGHT_RATE_PER_S, (_, due) => next(sent++, due));
 
@@ -223,66 +256,99 @@ export async function heartbeats(options: { cpuProf: boolean }): Promise<BenchRe
       await stop();
       const file = newestProfile(PROFILE_DIR);
       if (file) {
-        notes.push(`cpu profile of the node: ${file.slice(ROOT.length + 1)}; top self time:`);
-        for (const spot of hotSpots(file, 25)) notes.push(`  ${spot.selfPercent.toFixed(1).padStart(5)}%  ${spot.where}`);
+        notes.push(`cpu profile of the node: ${file.slice(ROOT.length + 1)}; top self time in the saturated heartbeat phases:`);
+        for (const spot of hotSpots(file, 25, beatWindows)) notes.push(`  ${spot.selfPercent.toFixed(1).padStart(5)}%  ${spot.where}`);
+        notes.push('top self time in the whole run (arrivals included):');
+        for (const spot of hotSpots(file, 10)) notes.push(`  ${spot.selfPercent.toFixed(1).padStart(5)}%  ${spot.where}`);
       }
     }
     const cpuPer = (phase: Phase) => (1e6 * phase.nodeCpuS) / phase.times.length;
     const beatsPerS = median(rounds.map((r) => r.beats.perS));
     const beatCpuUs = median(rounds.map((r) => cpuPer(r.beats)));
     const healthzCpuUs = median(rounds.map((r) => cpuPer(r.healthz)));
+    const bareGetCpuUs = median(rounds.map((r) => cpuPer(r.bareGet)));
+    const barePostCpuUs = median(rounds.map((r) => cpuPer(r.barePost)));
+    const ratio = beatCpuUs / barePostCpuUs;
     const saturation = summarize(rounds.flatMap((r) => r.beats.times));
     const goal = summarize(atGoal.times);
     const lighter = summarize(light.times);
     const failed = rounds.reduce((sum, r) => sum + r.beats.failed, 0) + atGoal.failed + light.failed;
-    const pass = beatsPerS >= GOAL_RATE_PER_S && goal.p99 <= GOAL_P99_MS && failed === 0;
-    return {
-      name: 'heartbeats',
-      title: 'POST /widget/{key}/heartbeat over HTTP, one web node, 20,000 visitors',
-      goal: `>= ${GOAL_RATE_PER_S} heartbeats/s per node and p99 <= ${GOAL_P99_MS} ms at ${GOAL_RATE_PER_S}/s`,
-      pass,
-      figures: {
-        max_per_s: Math.round(beatsPerS),
-        saturated_p50_ms: round(saturation.p50),
-        saturated_p99_ms: round(saturation.p99),
-        at_goal_rate_per_s: Math.round(atGoal.perS),
-        at_goal_rate_p50_ms: round(goal.p50),
-        at_goal_rate_p99_ms: round(goal.p99),
-        at_1000_per_s_p50_ms: round(lighter.p50),
-        at_1000_per_s_p99_ms: round(lighter.p99),
-        node_cpu_us_per_beat: Math.round(beatCpuUs),
-        beats_per_node_cpu_s: Math.round(1e6 / beatCpuUs),
-        arrivals_per_s: Math.round(arrival.perS),
-        node_cpu_us_per_arrival: Math.round((1e6 * arrival.nodeCpuS) / VISITORS),
-        driver_cpu_us_per_beat: Math.round(median(rounds.map((r) => (1e6 * r.beats.driverCpuS) / r.beats.times.length))),
-        failed,
-      },
-      baseline: {
-        healthz_per_s: Math.round(median(rounds.map((r) => r.healthz.perS))),
-        healthz_node_cpu_us: Math.round(healthzCpuUs),
-        healthz_per_node_cpu_s: Math.round(1e6 / healthzCpuUs),
-      },
-      settings: {
-        visitors: VISITORS,
-        concurrency: CONCURRENCY,
-        rounds: ROUNDS,
-        saturate_ms: SATURATE_MS,
-        healthz_ms: HEALTHZ_MS,
-        paced_ms: PACED_MS,
-        new_page_every: NEW_PAGE_EVERY,
-        visitor_rows: written,
-        log_level: 'info',
-      },
-      notes: [
-        'node: dist/test/support/cluster/nodeMain.js (startWeb: the production web node, plus a control port), cluster mode on Redis, LOG_LEVEL=info (every request logged, as in production)',
-        'driver: this process, node:http keep-alive, on the same machine as the node, Postgres and Redis: they share its CPUs, so max_per_s is what this machine gives one node; beats_per_node_cpu_s is what one node does per core of its own',
-        'each beat: Redis rate limit, chatbot lookup (cached 5 s), zod, local actor ask, presence in memory; visitor rows and page views written once a second in one statement',
-        `saturated: closed loop, ${CONCURRENCY} in flight, median of ${ROUNDS} rounds alternating with /healthz (the baseline: the same HTTP stack, middleware and logging, no work)`,
-        'at_goal_rate and at_1000_per_s: open loop, latency measured from when each request was due (a stall counts against every request it delays)',
-        ...notes,
-      ],
-      startedAt: startedAt.toISOString(),
-      seconds: (Date.now() - startedAt.getTime()) / 1000,
+    const arrivalCpuUs = (1e6 * arrival.nodeCpuS) / VISITORS;
+    const seconds = (Date.now() - startedAt.getTime()) / 1000;
+    const settings: BenchResult['settings'] = {
+      ...pinningSettings(services),
+      pinned: pinned ? 'yes' : 'no (taskset refused)',
+      visitors: VISITORS,
+      concurrency: CONCURRENCY,
+      rounds: ROUNDS,
+      saturate_ms: SATURATE_MS,
+      healthz_ms: HEALTHZ_MS,
+      paced_ms: PACED_MS,
+      new_page_every: NEW_PAGE_EVERY,
+      visitor_rows: written,
+      log_level: 'info',
+      load_average: `start ${loadAtStart}; after arrival ${loadAfterArrival}; after saturation ${loadAfterSaturation}; end ${loadNow()} (1/5/15 min)`,
     };
+    const results: BenchResult[] = [
+      {
+        name: 'heartbeats',
+        title: 'POST /widget/{key}/heartbeat over HTTP, one web node pinned to a core, node CPU per beat against bare node:http',
+        goal: `node CPU per heartbeat <= ${GOAL_CPU_RATIO}x a bare node:http POST answer (same run, same pinning); also reported: beats/s and p99 at ${GOAL_RATE_PER_S}/s (old goal p99 <= ${GOAL_P99_MS} ms)`,
+        pass: ratio <= GOAL_CPU_RATIO && failed === 0,
+        figures: {
+          node_cpu_us_per_beat: Math.round(beatCpuUs),
+          cpu_ratio_to_bare_post_x: round(ratio, 2),
+          cpu_ratio_to_bare_get_x: round(beatCpuUs / bareGetCpuUs, 2),
+          beats_per_node_cpu_s: Math.round(1e6 / beatCpuUs),
+          max_per_s: Math.round(beatsPerS),
+          saturated_p50_ms: round(saturation.p50),
+          saturated_p99_ms: round(saturation.p99),
+          at_goal_rate_per_s: Math.round(atGoal.perS),
+          at_goal_rate_p50_ms: round(goal.p50),
+          at_goal_rate_p99_ms: round(goal.p99),
+          at_1000_per_s_p50_ms: round(lighter.p50),
+          at_1000_per_s_p99_ms: round(lighter.p99),
+          node_idle_cpu_ms_per_s: round(1000 * median(idleCores), 1),
+          node_cpu_us_per_beat_less_idle: Math.round(median(rounds.map((r) => (1e6 * (r.beats.nodeCpuS - median(idleCores) * (SATURATE_MS / 1000))) / r.beats.times.length))),
+          driver_cpu_us_per_beat: Math.round(median(rounds.map((r) => (1e6 * r.beats.driverCpuS) / r.beats.times.length))),
+          failed,
+        },
+        baseline: {
+          bare_post_cpu_us: Math.round(barePostCpuUs),
+          bare_get_cpu_us: Math.round(bareGetCpuUs),
+          bare_post_per_s: Math.round(median(rounds.map((r) => r.barePost.perS))),
+          healthz_node_cpu_us: Math.round(healthzCpuUs),
+          healthz_per_s: Math.round(median(rounds.map((r) => r.healthz.perS))),
+        },
+        settings,
+        notes: [
+          `pinned method: the node and the bare server on core ${NODE_CORE} (one measured at a time), this driver on core ${HARNESS_CORE}; CPU per request = utime+stime from /proc/<pid>/stat over the phase / requests answered`,
+          'node: dist/test/support/cluster/nodeMain.js (startWeb: the production web node, plus a control port), cluster mode on Redis, LOG_LEVEL=info',
+          'each beat: Redis rate limit, chatbot lookup (cached 5 s), zod, local actor ask, presence in memory; visitor rows and page views written once a second in one statement',
+          `saturated: closed loop, ${CONCURRENCY} in flight, median of ${ROUNDS} rounds alternating with /healthz, bare GET and bare POST (the baseline: a node:http server parsing the same JSON body)`,
+          'at_goal_rate and at_1000_per_s: open loop, latency measured from when each request was due; wall-clock figures follow the machine load (settings.load_average)',
+          ...notes,
+        ],
+        startedAt: startedAt.toISOString(),
+        seconds,
+      },
+      {
+        name: 'arrivals',
+        title: 'new visitors arriving (first heartbeat: actor activation, visitor row and entry page), one web node',
+        goal: `>= ${GOAL_ARRIVALS_PER_S} new visitors/s on one node`,
+        pass: arrival.perS >= GOAL_ARRIVALS_PER_S,
+        figures: {
+          arrivals_per_s: Math.round(arrival.perS),
+          node_cpu_us_per_arrival: Math.round(arrivalCpuUs),
+          arrivals_per_node_cpu_s: Math.round(1e6 / arrivalCpuUs),
+        },
+        baseline: { bare_post_cpu_us: Math.round(barePostCpuUs), bare_post_per_s: Math.round(median(rounds.map((r) => r.barePost.perS))) },
+        settings,
+        notes: [`${VISITORS} visitors' first beats, closed loop, ${CONCURRENCY} in flight; Postgres and Redis share the machine (settings.services)`],
+        startedAt: startedAt.toISOString(),
+        seconds,
+      },
+    ];
+    return results;
   });
 }

@@ -3,6 +3,7 @@ import { performance } from 'node:perf_hooks';
 import { QueryTypes } from 'sequelize';
 import { defer, scoped } from './support/cleanup';
 import { CpuMeter, rssMb } from './support/cpu';
+import { HARNESS_CORE, loadNow, NODE_CORE, pin, pinningSettings, pinSelf, pinServices } from './support/pinning';
 import { hotSpots, newestProfile } from './support/profile';
 import { ROOT } from './support/processes';
 import type { BenchResult } from './support/report';
@@ -24,6 +25,8 @@ const STREAM_S = 60;
 const RAMP_PER_S = 50;
 const GOAL_STREAMS = 2_000;
 const GOAL_ADDED_P99_MS = 50;
+/** Issue 23: node CPU per streamed token delivered. */
+const GOAL_US_PER_TOKEN = 10;
 /** Smaller levels first show where delay starts to grow; BENCH_STREAMS=2000 runs only the goal. */
 const LEVELS = (process.env.BENCH_STREAMS ?? '250,500,2000')
   .split(',')
@@ -242,12 +245,17 @@ const within = (r: LevelResult) => r.failed === 0 && r.maxStreaming >= r.streams
  * open together for a while. Baseline: the largest level sent by this client straight to the
  * provider, in the same run: what the load generator and the provider add by themselves.
  */
-export async function streams(options: { cpuProf: boolean }): Promise<BenchResult> {
+export async function streams(options: { cpuProf: boolean }): Promise<BenchResult[]> {
   const startedAt = new Date();
+  const loadAtStart = loadNow();
   return scoped(async () => {
+    pinSelf();
+    const services = pinServices();
     const bench = await streamBench('streams');
     if (options.cpuProf) mkdirSync(PROFILE_DIR, { recursive: true });
     const node = await WebNode.start('streams-n1', bench.nodeEnv, options.cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : []);
+    // The pinned method: the node alone on its core; the provider stand-in with this client on the other.
+    const pinned = pin(node.pid, NODE_CORE) && pin(bench.provider.pid, HARNESS_CORE);
     const undoStop = defer('stop the stream node', () => node.stop());
     const agent = streamAgent();
     defer('close client sockets', () => agent.destroy());
@@ -294,6 +302,7 @@ export async function streams(options: { cpuProf: boolean }): Promise<BenchResul
       (n, onEvent) => postProvider(bench.provider.target, `${paceText(PACE)} (direct ${n})`, onEvent),
       (outcome) => outcome.status === 200 && outcome.complete && outcome.lastData === '[DONE]',
       { provider: bench.provider.pid, driver: process.pid },
+      bench.provider.pid,
     );
     process.stdout.write(`  direct ${top}: max streaming ${direct.maxStreaming}, failed ${direct.failed}, added gap p99 ${p(direct.added, 99)} ms\n`);
 
@@ -340,7 +349,41 @@ export async function streams(options: { cpuProf: boolean }): Promise<BenchResul
     figures.streams_per_node_core = Math.round(1e6 / (perToken * TOKENS_PER_S));
     const goal = results.find((r) => r.streams === GOAL_STREAMS);
     const topResult = results.find((r) => r.streams === top)!;
-    return {
+    const settings: BenchResult['settings'] = {
+      ...pinningSettings(services),
+      pinned: pinned ? 'yes' : 'no (taskset refused)',
+      load_average: `start ${loadAtStart}; end ${loadNow()} (1/5/15 min)`,
+      levels: LEVELS.join(','),
+      tokens_per_s: TOKENS_PER_S,
+      stream_s: STREAM_S,
+      tokens_per_stream: PACE.tokens,
+      ramp_per_s: RAMP_PER_S,
+      full_share: FULL,
+      grace_s: GRACE_S,
+      log_level: 'info',
+    };
+    const tokenCost: BenchResult = {
+      name: 'tokenCost',
+      title: 'node CPU per streamed token delivered, and the streams one node core carries at 30 tokens/s',
+      goal: `<= ${GOAL_US_PER_TOKEN} us of node CPU per token (so >= ${Math.round(1e6 / (GOAL_US_PER_TOKEN * TOKENS_PER_S))} streams per node core at ${TOKENS_PER_S} tokens/s)`,
+      pass: perToken <= GOAL_US_PER_TOKEN,
+      figures: {
+        node_us_per_token: Math.round(perToken * 10) / 10,
+        streams_per_node_core: figures.streams_per_node_core!,
+        ...Object.fromEntries(results.map((r) => [`s${r.streams}_node_us_per_token`, Math.round(r.nodeUsPerToken * 10) / 10])),
+      },
+      baseline: {
+        [`direct_s${top}_provider_us_per_token`]: Math.round(direct.nodeUsPerToken * 10) / 10,
+      },
+      settings,
+      notes: [
+        'node CPU from /proc/<pid>/stat (utime+stime) over each whole level (ramp, streaming, stream starts and their stores included) / tokens delivered; the lowest level\'s figure is the per-token cost',
+        `baseline: the provider stand-in's own CPU per token when this client reads ${top} streams straight from it (node:http writing SSE, its timing included): what relaying a token costs a bare node:http process`,
+      ],
+      startedAt: startedAt.toISOString(),
+      seconds: (Date.now() - startedAt.getTime()) / 1000,
+    };
+    const streamsResult: BenchResult = {
       name: 'streams',
       title: 'concurrent widget streams on one web node, provider at 30 tokens/s',
       goal: `${GOAL_STREAMS} concurrent streams without an error; inter-token delay added p99 <= ${GOAL_ADDED_P99_MS} ms`,
@@ -358,23 +401,14 @@ export async function streams(options: { cpuProf: boolean }): Promise<BenchResul
         [`s${top}_provider_gap_p50_ms`]: p(topResult.providerGap, 50),
         [`s${top}_provider_gap_p99_ms`]: p(topResult.providerGap, 99),
       },
-      settings: {
-        levels: LEVELS.join(','),
-        tokens_per_s: TOKENS_PER_S,
-        stream_s: STREAM_S,
-        tokens_per_stream: PACE.tokens,
-        ramp_per_s: RAMP_PER_S,
-        full_share: FULL,
-        grace_s: GRACE_S,
-        log_level: 'info',
-      },
+      settings,
       notes: [
         'node: dist/test/support/cluster/nodeMain.js (startWeb, as in production), cluster mode on Redis owning all shards, LOG_LEVEL=info; the chatbot (openai, platform key) calls the bench provider (bench/support/tokenProvider.ts) in its own process',
         'added gap = (client time between two consecutive delta events) - (provider time between writing those two tokens), each on its own clock; negative when a late token is followed by one on time. lag = how far a token is behind the provider\'s schedule, counted from the stream\'s first token. ttfd_added = client time to the first delta - provider time to its first token',
-        'the visitor\'s own stream is not batched: every provider token is one delta event. DeltaBatcher (50 ms) batches only the copy fanned out to agents watching the conversation (realtime message.delta, one sharded PUBLISH to the conversation channel per flush, up to 20 a second per stream), which is paid for here but not measured',
+        'every provider token is one delta event; while more than 64 streams are open the node writes a stream\'s deltas after the first together every 30 ms (src/http/sse.ts). message.delta goes to agents only while the conversation has watchers (none here)',
         `streaming: first token received, not ended. full: while >= ${FULL * 100}% of a level's streams were streaming; cores (CPU seconds per second, 1.0 = one core) are averaged over those seconds (NaN: never got there); machine_busy: share of both cores busy; node_us_per_token: the node's CPU over the whole level per token delivered`,
         `failed: not HTTP 200, no done event, a token missing or out of order, or not finished ${GRACE_S} s after its expected end`,
-        'the bench process (client), the provider, the node, Postgres and Redis share the machine\'s 2 cores; other engineers\' builds and tests may run at the same time (machine_busy says how busy it was)',
+        `pinned method: the node on core ${NODE_CORE}, the bench process (client) and the provider on core ${HARNESS_CORE}; Postgres and Redis as settings.services says; other engineers' builds and tests may run at the same time (machine_busy and settings.load_average say how busy it was)`,
         ...results.flatMap((r) => r.failures.map((f) => `${r.streams} streams: ${f}`)),
         ...direct.failures.map((f) => `direct: ${f}`),
         ...profileNotes,
@@ -382,5 +416,6 @@ export async function streams(options: { cpuProf: boolean }): Promise<BenchResul
       startedAt: startedAt.toISOString(),
       seconds: (Date.now() - startedAt.getTime()) / 1000,
     };
+    return [streamsResult, tokenCost];
   });
 }

@@ -1,5 +1,5 @@
-import { randomUUID } from 'node:crypto';
-import express, { type Express } from 'express';
+import type { RequestListener } from 'node:http';
+import express, { type Express, type Request, type RequestHandler, type Response } from 'express';
 import helmet from 'helmet';
 import { pinoHttp } from 'pino-http';
 import type { Actors } from './actors/runtime/router';
@@ -8,6 +8,8 @@ import type { Chatbot } from './models';
 import type { Watchers } from './realtime/watchers';
 import { openToEveryOrigin } from './http/cors';
 import { errorHandler, routeNotFound } from './http/errorHandler';
+import { hotRoutes } from './http/hotRoutes';
+import { requestIdOf } from './http/requestId';
 import { loggedUrl, requestErrorObject, requestLogLevel } from './http/requestLog';
 import { trustProxySetting } from './http/trustProxy';
 import { opsRoutes } from './ops/opsServer';
@@ -18,10 +20,13 @@ import { assetRoutes } from './surfaces/assets';
 import { inboxAppRoutes } from './surfaces/inboxApp';
 import { PORTAL_BASE, portalSurface } from './surfaces/portal';
 import { V1_BASE, v1Surface } from './surfaces/v1';
-import { anyOrigin, WIDGET_BASE, widgetSurface } from './surfaces/widget';
+import { anyOrigin, HOT_WIDGET_ENDPOINTS, WIDGET_BASE, widgetSurface } from './surfaces/widget';
 
-const REQUEST_ID = /^[\w.-]{1,100}$/;
 const HEARTBEAT_PATH = /^\/widget\/[^/]+\/heartbeat(?:\?|$)/;
+/** Liveness probes come every few seconds from every orchestrator: a successful one is not news. */
+const HEALTH_PATH = /^\/healthz(?:\?|$)/;
+/** One successful hot request in this many is logged (heartbeats, streams, state reads: most of a node's traffic). */
+const HOT_LOG_ONE_IN = 100;
 
 /** The runtime parts surfaces reach beyond the context: the actors (wherever they live) and who is watching what. */
 export interface AppRuntime {
@@ -37,22 +42,35 @@ export function createApp(ctx: AppContext, runtime: AppRuntime): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', trustProxySetting(ctx.config.trustProxy));
+  const deps = { ctx, actors: runtime.actors, watchers: runtime.watchers };
 
+  // First: the widget's hot routes skip the generic stack below, keeping what it does for them (src/http/hotRoutes.ts).
+  const hot = hotRoutes({
+      base: WIDGET_BASE,
+      endpoints: HOT_WIDGET_ENDPOINTS,
+      deps,
+      limiters: ctx.limiters,
+      staticHeaders: [securityHeaders, anyOrigin],
+      logger: ctx.logger,
+      observe: ctx.metrics.observeRequest,
+      logOneIn: HOT_LOG_ONE_IN,
+    });
+  hotRoutesOf.set(app, hot);
+  app.use(hot);
   app.use(
     pinoHttp({
       logger: ctx.logger,
-      genReqId: (req, res) => {
-        const incoming = req.headers['x-request-id'];
-        const id = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
-        res.setHeader('X-Request-Id', id);
-        return id;
-      },
+      genReqId: requestIdOf,
       customLogLevel: requestLogLevel,
       customErrorObject: requestErrorObject,
-      // Widget heartbeats are the hottest route (every open page, every few seconds); a successful one is not news.
-      autoLogging: { ignore: (req) => req.method === 'POST' && HEARTBEAT_PATH.test(req.url ?? '') },
-      // Credentials in a query string (the widget's visitor id) must not reach the logs.
-      serializers: { req: (req: { id: unknown; method: string; url: string }) => ({ id: req.id, method: req.method, url: loggedUrl(req.url) }) },
+      // Heartbeats that fell back to this stack and successful /healthz probes are not news (failures still are).
+      autoLogging: { ignore: (req) => (req.method === 'POST' && HEARTBEAT_PATH.test(req.url ?? '')) || (req.method === 'GET' && HEALTH_PATH.test(req.url ?? '')) },
+      // Credentials in a query string (the widget's visitor id) must not reach the logs; the answer's
+      // headers (helmet's dozen, ~800 bytes a line) say nothing its status does not.
+      serializers: {
+        req: (req: { id: unknown; method: string; url: string }) => ({ id: req.id, method: req.method, url: loggedUrl(req.url) }),
+        res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
+      },
     }),
   );
   app.use(ctx.metrics.observeRequests);
@@ -65,7 +83,6 @@ export function createApp(ctx: AppContext, runtime: AppRuntime): Express {
   app.use(WIDGET_BASE, anyOrigin);
   app.use(PORTAL_BASE, portalOrigins);
   // No app-wide body parser: each surface parses after its IP limits or authentication (src/http/jsonBody.ts).
-  const deps = { ctx, actors: runtime.actors, watchers: runtime.watchers };
   app.use(V1_BASE, v1Surface(deps));
   app.use(PORTAL_BASE, portalSurface(deps));
   app.use(AGENT_BASE, agentSurface(deps));
@@ -75,6 +92,28 @@ export function createApp(ctx: AppContext, runtime: AppRuntime): Express {
   app.use(routeNotFound);
   app.use(errorHandler);
   return app;
+}
+
+const hotRoutesOf = new WeakMap<Express, RequestHandler>();
+
+/**
+ * The app as a node:http listener whose hot routes skip even express's own dispatch (its router
+ * walk and final handler per request): the request and response get express's prototypes, as
+ * `app.handle` gives them, and go to the hot routes; anything else goes to the app as usual.
+ */
+export function listenerOf(app: Express): RequestListener {
+  const hot = hotRoutesOf.get(app);
+  if (!hot) return app;
+  return (req, res) => {
+    const request = req as Request;
+    const response = res as Response;
+    request.res = response;
+    response.req = request;
+    Object.setPrototypeOf(req, app.request);
+    Object.setPrototypeOf(res, app.response);
+    response.locals ??= Object.create(null) as Response['locals'];
+    void hot(request, response, () => app(req, res));
+  };
 }
 
 /**

@@ -8,7 +8,7 @@ import { lateActors, parleyBehaviours } from './actors/kinds';
 import type { AnyBehaviour } from './actors/runtime/host';
 import { closePresenceWriter } from './actors/visitor/presenceWriter';
 import { startActorSystem, type ActorSystem } from './actors/system';
-import { createApp } from './app';
+import { createApp, listenerOf } from './app';
 import { jobProcessors } from './boot/jobs';
 import { closeContext, openContext } from './boot/openContext';
 import type { AppContext } from './context';
@@ -73,10 +73,11 @@ export async function startWeb(config: Readonly<Config>, logger: Logger, options
     // Actors (and sockets) message actors through the router, which exists only once the system has started.
     const router = lateActors(() => actors);
     realtime = await createRealtime(server, ctx, router);
-    const deps: ActorDeps = { ctx, realtime, actors: router };
+    const watcherStore = watcherStoreFor(ctx.redis, config.redisPrefix);
+    const deps: ActorDeps = { ctx, realtime, actors: router, watched: async (conversationId) => (await watcherStore.entries(conversationId)).length > 0 };
     actors = await startActorSystem(ctx, [...parleyBehaviours(deps), ...(options.behaviours?.(deps) ?? [])], { idleMs: options.idleMs });
     // Sockets arrive only once the server listens, below: by then this node is a member its entries can name.
-    watchers = trackWatchers(realtime.io, watcherStoreFor(ctx.redis, config.redisPrefix), actors, realtime, logger);
+    watchers = trackWatchers(realtime.io, watcherStore, actors, realtime, logger);
     ctx.readiness.push(...actors.readiness);
     ctx.metrics.watchActors(actors);
     ctx.metrics.watchSockets(realtime);
@@ -88,7 +89,7 @@ export async function startWeb(config: Readonly<Config>, logger: Logger, options
     }
     // What a newcomer runs (embedded mode) gets the demo: the page at `/` lets them chat with its chatbot at once.
     demo = config.demo ? await ensureDemo(ctx) : undefined;
-    app = createApp(ctx, { actors, watchers, demo: demo?.chatbot });
+    app = listenerOf(createApp(ctx, { actors, watchers, demo: demo?.chatbot }));
     server.listen(config.port);
     await once(server, 'listening');
   } catch (error) {

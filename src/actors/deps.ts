@@ -7,4 +7,6 @@ export interface ActorDeps {
   ctx: AppContext;
   realtime: RealtimeEmitter;
   actors: Actors;
+  /** Whether any agent has the conversation (public id) open, on any node; absent: assume someone does. */
+  watched?: (conversationId: string) => Promise<boolean>;
 }

@@ -4,13 +4,39 @@ import type { OpenCount } from '../ops/metrics';
 const KEEPALIVE_MS = 15_000;
 
 /**
+ * Deltas are coalesced only while this process streams more answers than this: one write (a system
+ * call, the largest cost of relaying a token) then carries every delta a stream got in the window.
+ * With few streams each delta is written at once, as it comes.
+ */
+export const COALESCE_ABOVE = 64;
+/** The window: within the 50 ms a token may be delayed (docs/performance.md, Concurrent streams). */
+export const COALESCE_MS = 30;
+
+/** Streams with deltas waiting, all written by one timer per window. */
+const waiting = new Set<SseStream>();
+let flushTimer: NodeJS.Timeout | undefined;
+let streaming = 0;
+
+function flushWaiting(): void {
+  flushTimer = undefined;
+  for (const stream of waiting) stream.flush();
+  waiting.clear();
+}
+
+/**
  * A Server-Sent Events answer: `event:` and `data:` (JSON) lines per event, an `id:` per event, and
  * a comment every 15 s so proxies and load balancers keep an idle stream open. `openStreams` counts
  * it (the process's metrics) from its headers until its connection closes, however it closes.
+ * Under load (more than COALESCE_ABOVE streams open) deltas after the first are written together
+ * every COALESCE_MS; every event keeps its own `id:` and lines, and any other event (and the end)
+ * writes what was waiting first, so the order never changes.
  */
 export class SseStream {
   private nextId = 1;
   private readonly keepalive: NodeJS.Timeout;
+  private pending = '';
+  private sentDelta = false;
+  private counted = true;
 
   constructor(
     private readonly res: Response,
@@ -23,12 +49,18 @@ export class SseStream {
     // nginx buffers proxied responses unless told not to; a buffered stream is no stream.
     res.setHeader('X-Accel-Buffering', 'no');
     res.flushHeaders();
+    streaming++;
     this.keepalive = setInterval(() => this.write(': keepalive\n\n'), KEEPALIVE_MS);
-    res.once('close', () => clearInterval(this.keepalive));
+    res.once('close', () => {
+      clearInterval(this.keepalive);
+      this.uncount();
+    });
     // A client gone before the first event has closed already: 'close' will not come again to lower the count.
     if (!res.closed) {
       openStreams.inc();
       res.once('close', () => openStreams.dec());
+    } else {
+      this.uncount();
     }
   }
 
@@ -38,12 +70,43 @@ export class SseStream {
   }
 
   send(event: string, data: unknown): void {
-    this.write(`id: ${this.nextId++}\nevent: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+    const text = `id: ${this.nextId++}\nevent: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+    if (event === 'delta') {
+      // The first delta is the time to first token: never held.
+      if (this.sentDelta && streaming > COALESCE_ABOVE) {
+        this.pending += text;
+        waiting.add(this);
+        flushTimer ??= setTimeout(flushWaiting, COALESCE_MS);
+        return;
+      }
+      this.sentDelta = true;
+    }
+    this.write(this.pending ? this.take() + text : text);
+  }
+
+  /** Writes the deltas waiting for the window, if any. */
+  flush(): void {
+    if (this.pending) this.write(this.take());
   }
 
   end(): void {
     clearInterval(this.keepalive);
+    this.flush();
+    waiting.delete(this);
+    this.uncount();
     if (this.open) this.res.end();
+  }
+
+  private take(): string {
+    const text = this.pending;
+    this.pending = '';
+    return text;
+  }
+
+  private uncount(): void {
+    if (!this.counted) return;
+    this.counted = false;
+    streaming--;
   }
 
   private write(text: string): void {

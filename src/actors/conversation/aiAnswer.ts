@@ -13,7 +13,7 @@ import { presentMessageDelta } from '../../presenters/realtimeEvents';
 import { conversationChannel } from '../../realtime/channels';
 import type { Turn } from '../runtime/behaviour';
 import type { ConversationActor } from './actor';
-import { DeltaBatcher } from './deltas';
+import { DeltaBatcher, WatchGate } from './deltas';
 import type { StoredAnswer, VisitorChunk, VisitorMessageReply } from './protocol';
 import { startIdleClock } from './idleClose';
 import { startSlaClock } from './stateMoves';
@@ -46,6 +46,9 @@ export async function answerVisitor(
   const live = new DeltaBatcher((delta) =>
     actor.deps.realtime.emit(conversationChannel(conversation.publicId), 'message.delta', presentMessageDelta(conversation.publicId, Number(question.id), delta), Number(conversation.seq)),
   );
+  // Only agents with the conversation open receive `message.delta`: with nobody watching, nothing is published.
+  const watched = actor.deps.watched;
+  const watching = new WatchGate(watched && (() => watched(conversation.publicId)));
   try {
     reply = await generateReply(actor.deps.ctx, {
       chatbot: await actor.chatbot(),
@@ -55,7 +58,7 @@ export async function answerVisitor(
       signal: turn.signal,
       onDelta: (delta) => {
         turn.emit({ event: 'delta', data: { delta } });
-        live.push(delta);
+        if (watching.open) live.push(delta);
       },
     });
   } catch (error) {

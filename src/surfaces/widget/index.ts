@@ -13,6 +13,13 @@ export const WIDGET_BASE = '/widget';
 export const WIDGET_ENDPOINTS: readonly SurfaceEndpoint[] = [...configEndpoints, ...streamEndpoints, ...conversationEndpoints, ...heartbeatEndpoints];
 
 /**
+ * The routes every open page calls all the time (the beat, the answer stream, the state catch-up):
+ * answered ahead of the generic express stack (src/http/hotRoutes.ts), with the same checks.
+ */
+const HOT_PATHS = new Set(['post /widget/{key}/heartbeat', 'post /widget/{key}/stream', 'get /widget/{key}/conversation', 'get /widget/{key}/conversations/{conversation}']);
+export const HOT_WIDGET_ENDPOINTS: readonly SurfaceEndpoint[] = WIDGET_ENDPOINTS.filter((e) => HOT_PATHS.has(`${e.method} ${e.path}`));
+
+/**
  * Widget endpoints (docs/api.md "Widget"): public, no token, called from visitors' browsers on
  * customers' sites. The chatbot's public key in the path is the only credential.
  */
