@@ -19,11 +19,13 @@ export const presentMessageEvent = (message: Message, conversationId: string) =>
 });
 
 /** A transcript line in the agent app: times are display strings there. */
-export const presentAgentMessage = (message: { id: number; role: Message['role']; content: string; at: Date }) => ({
+export const presentAgentMessage = (message: { id: number; role: Message['role']; content: string; at: Date; rating?: Message['rating'] }) => ({
   id: Number(message.id),
   role: message.role,
   content: message.content,
   at: displayTime(message.at),
+  /** The visitor's thumbs up or down on an AI answer; null when unrated (and on every other line). */
+  rating: message.rating ?? null,
 });
 
 /** A line an agent just sent, as the conversation actor reported it (`at` is ISO there). */

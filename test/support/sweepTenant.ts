@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { TokenAbility } from '../../config/roles';
 import { createCannedReply } from '../../src/domain/catalogue/createCannedReply';
 import { createTag } from '../../src/domain/catalogue/createTag';
-import { AiSuggestion, type Chatbot, type Company, type Conversation, type User } from '../../src/models';
+import { AiSuggestion, Message, type Chatbot, type Company, type Conversation, type User } from '../../src/models';
 import * as make from './factories';
 import { request } from './http';
 import { freshIp } from './portal';
@@ -46,6 +46,7 @@ export async function sweepTenant(options: { liveVisitor?: boolean } = {}): Prom
     make.knowledgeSource(bot, { title: 'Shipping' }),
   ]);
   const suggestion = await AiSuggestion.create({ companyId: company.id, conversationId: conversation.id, userId: owner.id, suggestion: 'Sure!', outcome: 'generated' });
+  const answer = await Message.findOne({ where: { conversationId: conversation.id, role: 'assistant' }, attributes: ['id'] });
   const liveVisitor = `visitor-${unique()}`;
   if (options.liveVisitor !== false) {
     const beat = await request('POST', `/widget/${bot.publicKey}/heartbeat`, {
@@ -73,6 +74,7 @@ export async function sweepTenant(options: { liveVisitor?: boolean } = {}): Prom
       suggestion: String(suggestion.id),
       visitor: liveVisitor,
       language: 'fr',
+      message_id: String(answer!.id),
     },
     references: {
       conversation_id: conversation.publicId,

@@ -47,6 +47,8 @@ export interface ThreadMessage {
   role: string;
   content: string;
   at: string;
+  /** The visitor's thumbs up or down on an AI answer (absent on lines from the socket). */
+  rating?: 'up' | 'down' | null;
 }
 
 export interface Note {

@@ -41,7 +41,10 @@ export const v1ConversationPage = named(
 );
 
 /** A transcript line in the agent app (display time). */
-export const agentMessage = named('AgentMessage', z.object({ id, role: messageRole, content: z.string(), at: displayTime }));
+export const agentMessage = named(
+  'AgentMessage',
+  z.object({ id, role: messageRole, content: z.string(), at: displayTime, rating: z.enum(['up', 'down']).nullable().describe("the visitor's thumbs up or down on an AI answer (extension); null when unrated") }),
+);
 
 /** A transcript line as the widget sees it (ISO time). */
 export const widgetMessage = named('WidgetMessage', z.object({ id, role: messageRole, content: z.string(), at: isoOffset }));
