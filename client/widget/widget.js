@@ -1460,7 +1460,7 @@
     '.logo{width:38px;height:38px;border-radius:11px;object-fit:cover;background:rgba(255,255,255,.18);flex:none}',
     '.titles{flex:1;min-width:0}',
     '.title{margin:0;font-size:15.5px;font-weight:650;line-height:1.3;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}',
-    '.subtitle{font-size:12.5px;opacity:.86;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}',
+    '.subtitle{font-size:12.5px;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}', // full colour: dimmed, it fails contrast on mid-tone accents
     '.team{display:flex;padding-inline-end:4px}',
     '.team img{width:28px;height:28px;border-radius:50%;margin-inline-start:-9px;border:2px solid var(--a);object-fit:cover;background:var(--sf)}',
     '.team img:first-child{margin-inline-start:0}',

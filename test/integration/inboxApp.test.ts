@@ -93,10 +93,11 @@ describe('web inbox: the app at /inbox', () => {
     assert.equal((await rawGet('/inboxes')).status, 404, 'only /inbox and below');
   });
 
-  it('stays small: the page, stylesheet and every module together under 25 KB gzipped', async () => {
+  // 19 KB before notifications, settings and the panels (docs/performance.md "Web inbox size"); 32 KB leaves room, not waste.
+  it('stays small: the page, stylesheet and every module together under 32 KB gzipped', async () => {
     const names = ['inbox', 'inbox/inbox.css', ...readdirSync(BUILD).filter((name) => name.endsWith('.js')).map((name) => `inbox/${name}`)];
     let total = 0;
     for (const name of names) total += await gzipOf(`/${name}`);
-    assert.ok(total < 25 * 1024, `the web inbox is ${total} bytes gzipped`);
+    assert.ok(total < 32 * 1024, `the web inbox is ${total} bytes gzipped`);
   });
 });

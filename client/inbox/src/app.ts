@@ -5,13 +5,14 @@ import { announce, byId, debounce, toast } from './dom.js';
 import { renderDetails, setUpTabs } from './details.js';
 import { neighbour, renderFilters, renderList, threadUrl } from './list.js';
 import { signIn } from './login.js';
+import { markThreadOpen, setUpDrawer } from './drawer.js';
 import { disablePush, enablePush, setUpPush } from './push.js';
 import { Realtime } from './realtime.js';
 import { setUpSettings } from './settings.js';
 import { state, type Controller } from './state.js';
 import { addDelta, addMessage, markLive, renderThread } from './thread.js';
 import { clearVisitorTyping, showVisitorTyping, TypingSignal } from './typing.js';
-import type { Agent, Canned, Envelope, Filter, InboxPage, Session, Tag } from './types.js';
+import type { Active, Agent, Canned, Envelope, Filter, InboxPage, Session, Tag } from './types.js';
 import { showVisitors, visitorsChanged } from './visitors.js';
 
 const FILTERS: readonly Filter[] = ['all', 'waiting', 'mine', 'team', 'ai', 'human', 'resolved'];
@@ -112,6 +113,7 @@ async function refreshThread(): Promise<void> {
 }
 
 function paintThread(): void {
+  markThreadOpen(!!state.openId);
   renderThread(controller);
   renderDetails(controller);
 }
@@ -168,8 +170,14 @@ function onEvent({ event, data, seq }: Envelope): void {
     if (isOpen) showVisitorTyping(data);
     return;
   }
-  // Presence changes nothing the list or the thread shows.
-  if (event === 'conversation.watchers') return;
+  // Who else has it open: shown in the details, nothing to fetch.
+  if (event === 'conversation.watchers') {
+    if (isOpen && state.active && Array.isArray(data.watchers)) {
+      state.active.watchers = data.watchers as Active['watchers'];
+      renderDetails(controller);
+    }
+    return;
+  }
   if (event === 'message.delta') {
     if (isOpen && typeof data.delta === 'string') addDelta(Number(data.reply_to), data.delta);
     return;
@@ -329,6 +337,7 @@ async function boot(): Promise<void> {
       .then(() => signedOut());
   });
   setUpPush((id) => open(id));
+  setUpDrawer(() => open(null));
   setUpSettings();
   unlockSound();
   readUrl();

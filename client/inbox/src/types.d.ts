@@ -78,7 +78,13 @@ export interface Active extends Omit<InboxItem, 'preview' | 'last_at' | 'unread'
   summary: string;
   intent: string;
   revenue_cents: number;
+  revenue_currency?: string;
   revenue_label: string;
+  lead_id: number | null;
+  lead_status: string | null;
+  blocked: boolean;
+  abuse_strikes: number;
+  watchers: Array<{ id: number; name: string }>;
   tags: Array<Tag & { source: string }>;
   tag_suggestions: Array<{ id: number; name: string; confidence: number; reason: string }>;
   messages: ThreadMessage[];
