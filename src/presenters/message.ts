@@ -19,12 +19,16 @@ export const presentMessageEvent = (message: Message, conversationId: string) =>
 });
 
 /** A transcript line in the agent app: times are display strings there. */
-export const presentAgentMessage = (message: { id: number; role: Message['role']; content: string; at: Date; rating?: Message['rating'] }) => ({
+export const presentAgentMessage = (message: { id: number; role: Message['role']; content: string; at: Date }) => ({
   id: Number(message.id),
   role: message.role,
   content: message.content,
   at: displayTime(message.at),
-  /** The visitor's thumbs up or down on an AI answer; null when unrated (and on every other line). */
+});
+
+/** A line of the thread an agent reads (`active.messages`), with the visitor's rating of an AI answer (null when unrated, and on every other line). */
+export const presentThreadMessage = (message: { id: number; role: Message['role']; content: string; at: Date; rating: Message['rating'] }) => ({
+  ...presentAgentMessage(message),
   rating: message.rating ?? null,
 });
 
