@@ -145,7 +145,10 @@
     "new_chat_failed": "Could not start a new chat. Check your connection and try again.",
     "not_sent": "The connection dropped and your message was not sent. Please try again.",
     "cut_off": "The connection dropped before the reply finished.",
-    "no_answer": "The assistant could not answer just now. Please try again."
+    "no_answer": "The assistant could not answer just now. Please try again.",
+    "feedback": "Was this answer helpful?",
+    "helpful": "Helpful",
+    "not_helpful": "Not helpful"
   };
   var CATALOGUES = ['ar', 'de', 'es', 'fr', 'ja', 'nl', 'pt', 'zh'];
   var RTL = ['ar', 'fa', 'he', 'ur'];
@@ -598,7 +601,52 @@
       'data-id': id == null ? 'pending' : id
     }, [role === 'agent' ? h('div', { class: 'who', text: t('agent') }) : null, bubble]);
     fill(bubble, content);
-    return { id: id == null ? null : String(id), role: role, content: content || '', el: el, bubble: bubble };
+    var rec = { id: id == null ? null : String(id), role: role, content: content || '', el: el, bubble: bubble };
+    if (id != null) rateable(rec);
+    return rec;
+  }
+
+  // ------------------------------------------------------------------ answer feedback
+  // Thumbs up or down under each stored AI answer (POST messages/{id}/feedback; a repeat replaces it).
+  // The choice is remembered on this device so it shows again after a reload.
+  function ratings() {
+    try {
+      return JSON.parse(load(local, 'ratings') || '{}') || {};
+    } catch (e) {
+      return {};
+    }
+  }
+
+  function rateable(rec) {
+    if (rec.role !== 'assistant' || rec.id == null || rec.streaming || rec.rate) return;
+    var group = h('div', { class: 'rate', role: 'group', 'aria-label': t('feedback'), 'data-parley': 'feedback' });
+    var buttons = [['up', 'helpful', '\ud83d\udc4d'], ['down', 'not_helpful', '\ud83d\udc4e']].map(function (b) {
+      return h('button', { type: 'button', 'data-rating': b[0], 'aria-label': t(b[1]), title: t(b[1]), 'aria-pressed': 'false', onclick: function () { rate(rec, b[0]); } }, [b[2]]);
+    });
+    buttons.forEach(function (b) { group.appendChild(b); });
+    rec.rate = { group: group, buttons: buttons };
+    rec.el.appendChild(group);
+    showRating(rec, ratings()[rec.id]);
+  }
+
+  function showRating(rec, value) {
+    rec.rate.buttons.forEach(function (b) { b.setAttribute('aria-pressed', String(b.getAttribute('data-rating') === value)); });
+  }
+
+  function rate(rec, value) {
+    var before = ratings()[rec.id];
+    showRating(rec, value);
+    request('POST', '/messages/' + encodeURIComponent(rec.id) + '/feedback', { visitor_id: S.visitor, rating: value }).then(function (r) {
+      if (!r.ok) throw r;
+      var all = ratings();
+      all[rec.id] = value;
+      var ids = Object.keys(all);
+      if (ids.length > 200) delete all[ids[0]]; // a bounded memory: the oldest answers go first
+      save(local, 'ratings', JSON.stringify(all));
+    }).catch(function (r) {
+      showRating(rec, before);
+      showError(r && r.status ? errorText(r) : t('unreachable'));
+    });
   }
 
   // Messages sit in id order; ones still without an id (sending, streaming) stay last.
@@ -924,6 +972,7 @@
       reply.streaming = false;
       reply.el.removeAttribute('aria-busy');
       if (d.message_id != null) assignId(reply, d.message_id);
+      rateable(reply);
       setState(d); // the AI may have handed over to a person: show the wait
       if (!cur.sealed) fill(reply.bubble, reply.content); // now complete: render links and bold
       var hasCards = reply.el.querySelector('.cards');
@@ -1337,13 +1386,23 @@
     forest: ['#fafcf7', '#e8efe0', '#1f2f16', '#5c6c50', '#d5e0ca', '#3f6212']
   };
 
+  // The two neutral themes follow the visitor's system (prefers-color-scheme); a coloured theme, or
+  // midnight, is the operator's fixed choice and stays as it is.
+  var DARK = {
+    minimal: ['#18181b', '#27272a', '#f4f4f5', '#a1a1aa', '#3f3f46', '#f4f4f5', 1],
+    crisp: ['#0f172a', '#1e293b', '#e2e8f0', '#94a3b8', '#334155', '#3b82f6', 1]
+  };
+  var darkQuery = window.matchMedia ? window.matchMedia('(prefers-color-scheme: dark)') : null;
+
   function applyTheme(root) {
-    var t = THEMES[S.brand.theme] || THEMES.crisp;
+    var name = THEMES[S.brand.theme] ? S.brand.theme : 'crisp';
+    var t = DARK[name] && darkQuery && darkQuery.matches ? DARK[name] : THEMES[name];
     var color = String(S.brand.primary_color || '');
     var accent = /^#([0-9a-f]{3}|[0-9a-f]{6}|[0-9a-f]{8})$/i.test(color) ? color.slice(0, 7) : t[5]; // alpha is ignored
     var vars = { '--bg': t[0], '--sf': t[1], '--tx': t[2], '--mu': t[3], '--bd': t[4], '--a': accent, '--on': onAccent(accent) };
     for (var k in vars) root.style.setProperty(k, vars[k]);
     root.style.colorScheme = t[6] ? 'dark' : 'light';
+    root.setAttribute('data-scheme', t[6] ? 'dark' : 'light');
   }
 
   // Text colour on the accent: white unless the accent is light (relative luminance).
@@ -1401,7 +1460,7 @@
     '.logo{width:38px;height:38px;border-radius:11px;object-fit:cover;background:rgba(255,255,255,.18);flex:none}',
     '.titles{flex:1;min-width:0}',
     '.title{margin:0;font-size:15.5px;font-weight:650;line-height:1.3;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}',
-    '.subtitle{font-size:12.5px;opacity:.86;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}',
+    '.subtitle{font-size:12.5px;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}', // full colour: dimmed, it fails contrast on mid-tone accents
     '.team{display:flex;padding-inline-end:4px}',
     '.team img{width:28px;height:28px;border-radius:50%;margin-inline-start:-9px;border:2px solid var(--a);object-fit:cover;background:var(--sf)}',
     '.team img:first-child{margin-inline-start:0}',
@@ -1432,6 +1491,10 @@
     '[dir=rtl] .agent .bubble{box-shadow:inset -3px 0 0 var(--a)}',
     '.system .bubble{background:none;padding:2px 8px;color:var(--mu);font-size:12.5px;text-align:center}',
     '.who{margin:0 6px 3px;font-size:11.5px;color:var(--mu)}',
+    '.rate{display:flex;gap:2px;margin:2px 4px 0}',
+    '.rate button{padding:2px 6px;border:1px solid transparent;border-radius:8px;background:none;font-size:13px;line-height:1.2;opacity:.6;filter:grayscale(1)}',
+    '.rate button:hover,.rate button:focus-visible{opacity:1}',
+    '.rate button[aria-pressed=true]{opacity:1;filter:none;border-color:var(--bd);background:var(--sf)}',
     '.sources{display:flex;flex-wrap:wrap;gap:2px 10px;margin:6px 6px 0;font-size:12px;color:var(--mu)}',
     '.sources a{color:var(--tx)}',
     '.cards{display:flex;flex-direction:column;gap:8px;width:100%;min-width:220px;margin-top:8px}',
@@ -1535,6 +1598,7 @@
       dir: RTL.indexOf(lang) >= 0 ? 'rtl' : 'ltr'
     });
     applyTheme(root);
+    if (darkQuery && darkQuery.addEventListener) darkQuery.addEventListener('change', function () { applyTheme(root); });
 
     // Header: logo (or avatar), title and subtitle, up to three agent avatars, menu, close.
     var team = (Array.isArray(b.agent_avatars) ? b.agent_avatars : []).slice(0, 3).map(function (src) { return img(src); }).filter(Boolean);

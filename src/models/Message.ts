@@ -5,6 +5,9 @@ import type { User } from './User';
 
 export type MessageRole = 'visitor' | 'assistant' | 'agent' | 'system';
 
+/** A visitor's verdict on an AI answer. */
+export type MessageRating = 'up' | 'down';
+
 /** One chat message; an assistant reply points at the visitor message it answers through replyToId. */
 export class Message extends Model<InferAttributes<Message>, InferCreationAttributes<Message>> {
   declare id: CreationOptional<number>;
@@ -21,6 +24,9 @@ export class Message extends Model<InferAttributes<Message>, InferCreationAttrib
   declare tokensOut: CreationOptional<number | null>;
   declare sources: CreationOptional<Array<{ title: string; url: string }> | null>;
   declare deliveredAt: CreationOptional<Date | null>;
+  declare rating: CreationOptional<MessageRating | null>;
+  declare ratingComment: CreationOptional<string | null>;
+  declare ratedAt: CreationOptional<Date | null>;
   declare createdAt: CreationOptional<Date>;
 
   declare conversation?: NonAttribute<Conversation>;
@@ -43,6 +49,9 @@ export class Message extends Model<InferAttributes<Message>, InferCreationAttrib
         tokensOut: { type: DataTypes.INTEGER, allowNull: true },
         sources: { type: DataTypes.JSONB, allowNull: true },
         deliveredAt: { type: DataTypes.DATE, allowNull: true },
+        rating: { type: DataTypes.STRING(4), allowNull: true },
+        ratingComment: { type: DataTypes.STRING(1000), allowNull: true },
+        ratedAt: { type: DataTypes.DATE, allowNull: true },
         createdAt: DataTypes.DATE,
       },
       { sequelize, tableName: 'messages', underscored: true, updatedAt: false },

@@ -59,7 +59,7 @@ export type { TagSource } from './ConversationTag';
 export type { IntegrationKind } from './Integration';
 export type { KnowledgeSourceStatus, KnowledgeSourceType } from './KnowledgeSource';
 export type { LeadStatus } from './Lead';
-export type { MessageRole } from './Message';
+export type { MessageRating, MessageRole } from './Message';
 export type { NotificationEvents } from './NotificationPreference';
 export type { SuggestionOutcome } from './AiSuggestion';
 export type { UsageKind } from './UsageRecord';

@@ -12,5 +12,6 @@ export const PATH_PARAMS: Record<string, z.ZodType> = {
   provider: z.enum(PROVIDER_SLUGS).describe('provider slug (an unknown slug is a 422 on `provider`)'),
   tag: z.string().regex(/^\d{1,9}$/).describe('tag id'),
   suggestion: z.string().regex(/^\d+$/).describe('the id suggest returned'),
+  message_id: z.string().regex(/^\d+$/).describe('the id of an AI answer (the stream\'s `done` `message_id`, or a state read\'s message id)'),
   visitor: z.string().describe('visitor id from the live list; cut to 100 characters and trimmed'),
 };

@@ -9,6 +9,8 @@ export const presentPortalAnalytics = (analytics: MonthlyAnalytics) => ({
   since: isoWithOffset(analytics.since),
   conversations: analytics.conversations,
   resolved_by_ai: analytics.resolvedByAi,
+  ratings_up: analytics.ratingsUp,
+  ratings_down: analytics.ratingsDown,
   messages: {
     ai_replies: analytics.aiReplies,
     human_replies: analytics.humanReplies,

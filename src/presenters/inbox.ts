@@ -8,7 +8,7 @@ import { isOnline } from '../domain/visitors/presence';
 import { presentNote } from './agent';
 import { presentRevenue } from './customerContext';
 import { displayDate, displayTime, relativeTime } from './displayTime';
-import { presentAgentMessage } from './message';
+import { presentThreadMessage } from './message';
 import type { Watcher } from './realtimeEvents';
 
 export interface InboxClock {
@@ -96,7 +96,7 @@ export function presentActiveConversation(active: ActiveConversation, watchers: 
     intent: c.intent ?? '',
     lead_id: active.lead?.id ?? null,
     lead_status: active.lead?.status ?? null,
-    messages: active.messages.map((message) => presentAgentMessage({ id: message.id, role: message.role, content: message.content, at: message.createdAt })),
+    messages: active.messages.map((message) => presentThreadMessage({ id: message.id, role: message.role, content: message.content, at: message.createdAt, rating: message.rating })),
     notes: active.notes.map((note) => presentNote({ id: note.id, body: note.body, at: note.createdAt }, note.author?.name ?? '')),
     watchers,
     watching: watchers.some((watcher) => watcher.id === userId),

@@ -26,5 +26,11 @@ export const presentAgentMessage = (message: { id: number; role: Message['role']
   at: displayTime(message.at),
 });
 
+/** A line of the thread an agent reads (`active.messages`), with the visitor's rating of an AI answer (null when unrated, and on every other line). */
+export const presentThreadMessage = (message: { id: number; role: Message['role']; content: string; at: Date; rating: Message['rating'] }) => ({
+  ...presentAgentMessage(message),
+  rating: message.rating ?? null,
+});
+
 /** A line an agent just sent, as the conversation actor reported it (`at` is ISO there). */
 export const presentSentMessage = (sent: SentMessage) => presentAgentMessage({ id: sent.id, role: 'agent', content: sent.content, at: new Date(sent.at) });

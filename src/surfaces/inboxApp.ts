@@ -6,6 +6,8 @@ import { CLIENT_DIR, staticBody, staticText } from './assets';
 /** index.html and inbox.css as written; the TypeScript modules as `npm run build` compiled them (dist/client/inbox). */
 const SOURCE_DIR = join(CLIENT_DIR, 'inbox');
 export const INBOX_BUILD_DIR = join(__dirname, '..', '..', 'client', 'inbox');
+/** The service worker, compiled apart (WebWorker types, a classic script): client/inbox/worker/sw.ts. */
+const WORKER_FILE = join(__dirname, '..', '..', 'client', 'inbox-worker', 'sw.js');
 
 const JS = 'application/javascript; charset=utf-8';
 // URLs carry no version, so browsers revalidate every time; the ETag makes that a 304.
@@ -37,6 +39,8 @@ export function inboxAppRoutes(): Router {
   const modules = readdirSync(INBOX_BUILD_DIR).filter((name) => name.endsWith('.js')).sort();
   const files = new Map<string, Serve>(modules.map((name) => [name, staticText(join(INBOX_BUILD_DIR, name), JS)]));
   files.set('inbox.css', staticText(join(SOURCE_DIR, 'inbox.css'), 'text/css; charset=utf-8'));
+  // /inbox/sw.js: its default scope is /inbox/ (the directory it is served from), exactly the app's.
+  if (existsSync(WORKER_FILE)) files.set('sw.js', staticText(WORKER_FILE, JS));
   const page = pageRenderer(modules.filter((name) => name !== 'app.js'));
 
   router.get(/^\/inbox(?:\/.*)?$/, (req, res, next) => {

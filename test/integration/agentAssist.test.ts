@@ -84,7 +84,8 @@ describe('Agent AI assist', () => {
 
       const reply = await assist(conversation, 'suggest', t.token, { draft: 'Sure, ' });
       assert.equal(reply.status, 200, JSON.stringify(reply.body));
-      assert.deepEqual(Object.keys(reply.body).sort(), ['id', 'suggestion']);
+      assert.deepEqual(Object.keys(reply.body).sort(), ['id', 'reason', 'suggestion']);
+      assert.equal(reply.body.reason, null, 'the AI did its work');
       assert.ok(Number.isInteger(reply.body.id));
       assert.equal(reply.body.suggestion, 'Yes, you can return it within 30 days for a full refund.');
 
@@ -126,6 +127,7 @@ describe('Agent AI assist', () => {
         const reply = await assist(conversation, 'suggest', t.token);
         assert.equal(reply.status, 200, JSON.stringify(reply.body));
         assert.equal(reply.body.suggestion, null);
+        assert.equal(reply.body.reason, 'nothing_to_answer');
         assert.ok(Number.isInteger(reply.body.id));
         const row = await AiSuggestion.findByPk(reply.body.id);
         assert.deepEqual([row?.conversationId, row?.suggestion, row?.outcome], [conversation.id, null, 'generated']);
@@ -140,6 +142,7 @@ describe('Agent AI assist', () => {
       const reply = await assist(conversation, 'suggest', t.token);
       assert.equal(reply.status, 200);
       assert.equal(reply.body.suggestion, null);
+      assert.equal(reply.body.reason, 'no_provider_key', 'the inbox can say why, and what to do');
       assert.ok(Number.isInteger(reply.body.id));
       assert.equal(fakeLlm().requests.length, 0);
       assert.equal(await UsageRecord.count({ where: { companyId: t.company.id } }), 0);
@@ -202,7 +205,7 @@ describe('Agent AI assist', () => {
       fakeLlm().script({ reply: 'Thank you for your patience. Your order ships tomorrow.\n', usage: { in: 90, out: 11 } });
       const reply = await assist(conversation, 'enhance', t.token, { body: 'thx for waiting, order ships tmrw', mode: 'professional' });
       assert.equal(reply.status, 200, JSON.stringify(reply.body));
-      assert.deepEqual(reply.body, { text: 'Thank you for your patience. Your order ships tomorrow.', enhanced: true });
+      assert.deepEqual(reply.body, { text: 'Thank you for your patience. Your order ships tomorrow.', enhanced: true, reason: null });
 
       const sent = fakeLlm().requests[0]!;
       assert.equal(sent.body.model, t.bot.model);
@@ -218,7 +221,7 @@ describe('Agent AI assist', () => {
       const conversation = await conversationWith(t.bot);
       fakeLlm().script({ reply: 'Your parcel has arrived.' });
       const reply = await assist(conversation, 'enhance', t.token, { body: 'Your parcle has arived.' });
-      assert.deepEqual(reply.body, { text: 'Your parcel has arrived.', enhanced: true });
+      assert.deepEqual(reply.body, { text: 'Your parcel has arrived.', enhanced: true, reason: null });
       assert.match(promptOf(fakeLlm().requests[0]!).system, /Correct spelling, grammar and punctuation only/);
     });
 
@@ -230,7 +233,7 @@ describe('Agent AI assist', () => {
         fakeLlm().script({ reply: modelReply });
         const reply = await assist(conversation, 'enhance', t.token, { body, mode: 'concise' });
         assert.equal(reply.status, 200);
-        assert.deepEqual(reply.body, { text: body, enhanced: false }, JSON.stringify(modelReply));
+        assert.deepEqual(reply.body, { text: body, enhanced: false, reason: 'no_change' }, JSON.stringify(modelReply));
       }
       assert.deepEqual(await usageKinds(t.company), ['enhance', 'enhance', 'enhance'], 'each call was made and counts');
     });
@@ -239,7 +242,7 @@ describe('Agent AI assist', () => {
       const t = await agentTenant();
       const conversation = await conversationWith(t.bot);
       const reply = await assist(conversation, 'enhance', t.token, { body: 'helo', mode: 'friendly' });
-      assert.deepEqual([reply.status, reply.body], [200, { text: 'helo', enhanced: false }]);
+      assert.deepEqual([reply.status, reply.body], [200, { text: 'helo', enhanced: false, reason: 'no_provider_key' }]);
       assert.equal(fakeLlm().requests.length, 0);
       assert.equal(await UsageRecord.count({ where: { companyId: t.company.id } }), 0);
     });

@@ -69,9 +69,10 @@ describe('chatbot flags: each setting does what it says', function () {
       const suggest = await post(t.token, `/conversations/${t.conversation.publicId}/suggest`);
       assert.equal(suggest.status, 200);
       assert.equal(suggest.body.suggestion, null);
+      assert.equal(suggest.body.reason, 'copilot_off');
       assert.ok(await AiSuggestion.findByPk(suggest.body.id), 'the request still stores its row');
       const enhance = await post(t.token, `/conversations/${t.conversation.publicId}/enhance`, { body: 'thx, wil check', mode: 'professional' });
-      assert.deepEqual(enhance.body, { text: 'thx, wil check', enhanced: false });
+      assert.deepEqual(enhance.body, { text: 'thx, wil check', enhanced: false, reason: 'copilot_off' });
       const summary = await post(t.token, `/conversations/${t.conversation.publicId}/summary`);
       assert.equal(summary.status, 422, JSON.stringify(summary.body));
       assert.match(summary.body.message, /copilot/);

@@ -75,6 +75,16 @@ describe('web inbox: the app at /inbox', () => {
     }
   });
 
+  it('serves the service worker at /inbox/sw.js (its scope is /inbox/), never preloaded as a module of the page', async () => {
+    const worker = await rawGet('/inbox/sw.js');
+    assert.equal(worker.status, 200);
+    assert.equal(worker.headers['content-type'], 'application/javascript; charset=utf-8');
+    assert.equal(worker.headers['cache-control'], 'no-cache', 'browsers check for a new worker on every visit');
+    assert.ok(worker.body.equals(readFileSync(resolve(ROOT, 'dist/client/inbox-worker/sw.js'))));
+    assert.doesNotMatch(worker.body.toString(), /^\s*(import|export)\b/m, 'a classic script, as every browser runs service workers');
+    assert.doesNotMatch((await rawGet('/inbox')).body.toString(), /sw\.js/);
+  });
+
   it('answers 404 for an asset that does not exist, rather than the page', async () => {
     const missing = await rawGet('/inbox/nothing.js');
     assert.equal(missing.status, 404);
@@ -83,10 +93,11 @@ describe('web inbox: the app at /inbox', () => {
     assert.equal((await rawGet('/inboxes')).status, 404, 'only /inbox and below');
   });
 
-  it('stays small: the page, stylesheet and every module together under 25 KB gzipped', async () => {
+  // 19 KB before notifications, settings and the panels (docs/performance.md "Web inbox size"); 32 KB leaves room, not waste.
+  it('stays small: the page, stylesheet and every module together under 32 KB gzipped', async () => {
     const names = ['inbox', 'inbox/inbox.css', ...readdirSync(BUILD).filter((name) => name.endsWith('.js')).map((name) => `inbox/${name}`)];
     let total = 0;
     for (const name of names) total += await gzipOf(`/${name}`);
-    assert.ok(total < 25 * 1024, `the web inbox is ${total} bytes gzipped`);
+    assert.ok(total < 32 * 1024, `the web inbox is ${total} bytes gzipped`);
   });
 });

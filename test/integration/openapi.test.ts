@@ -210,6 +210,10 @@ const SCENARIOS: Record<string, Scenario> = {
     return [await call(t, 'POST /widget/{key}/chat/reset', { body }), await call(t, 'POST /widget/{key}/chat/reset', { body })];
   },
   'POST /widget/{key}/handoff': (t) => call(t, 'POST /widget/{key}/handoff', { body: exampleBody(t, 'POST /widget/{key}/handoff') }),
+  'POST /widget/{key}/messages/{message_id}/feedback': async (t) => [
+    await call(t, 'POST /widget/{key}/messages/{message_id}/feedback', { body: exampleBody(t, 'POST /widget/{key}/messages/{message_id}/feedback') }),
+    await call(t, 'POST /widget/{key}/messages/{message_id}/feedback', { body: exampleBody(t, 'POST /widget/{key}/messages/{message_id}/feedback', 1) }),
+  ],
   'POST /widget/{key}/heartbeat': (t) => call(t, 'POST /widget/{key}/heartbeat', { body: exampleBody(t, 'POST /widget/{key}/heartbeat') }),
 
   'GET /': (t) => call(t, 'GET /', { baseUrl: pushServer.url }),
@@ -224,8 +228,8 @@ const SCENARIOS: Record<string, Scenario> = {
   'GET /inbox': async (t) => [await call(t, 'GET /inbox'), await request('GET', '/inbox/conversations/0b4e7a52-6f1c-4a8e-9d3b-2c5f8e1a7b90')],
 };
 
-// The spec's counts plus the webhook extension: v1's catch-up endpoint and the portal's five webhook endpoints.
-const SPEC_COUNTS = { v1: 8, portal: 19, agent: 34, widget: 7 };
+// The spec's counts plus the extensions: v1's catch-up endpoint, the portal's five webhook endpoints, the widget's answer feedback.
+const SPEC_COUNTS = { v1: 8, portal: 19, agent: 34, widget: 8 };
 
 /** Every JSON Schema object the document embeds (components, parameters, bodies, answers, events). */
 function embeddedSchemas(validator: DocumentValidator): Array<[string, unknown]> {
@@ -281,7 +285,7 @@ describe('OpenAPI 3.1 document (GET /openapi.json)', function () {
     assert.deepEqual(phantom.map(endpointKey), [], 'documented routes the app does not serve');
   });
 
-  it("keeps each surface's endpoint count: v1 8, portal 19, agent 34, widget 7", () => {
+  it("keeps each surface's endpoint count: v1 8, portal 19, agent 34, widget 8", () => {
     const counts = Object.fromEntries(Object.keys(SPEC_COUNTS).map((surface) => [surface, ENDPOINTS.filter((endpoint) => endpoint.surface === surface).length]));
     assert.deepEqual(counts, SPEC_COUNTS);
   });

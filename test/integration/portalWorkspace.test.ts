@@ -69,6 +69,8 @@ describe('portal: analytics, widget snippet, key secrecy', () => {
         since: `${month}-01T00:00:00+00:00`,
         conversations: 2,
         resolved_by_ai: 1,
+        ratings_up: 0,
+        ratings_down: 0,
         messages: { ai_replies: 3, human_replies: 1, visitor_messages: 3, total: 7 },
         tokens: 3 * 1500,
         cost: (3 * costMicroCents('openai', 'gpt-4o', 1200, 300)) / 1e8,

@@ -36,11 +36,11 @@ export function launchBrowser(): Promise<Browser> {
  * browser reaches its widget.js and Socket.IO. Heartbeats come every 120 s on it: whatever reaches a
  * page within seconds came over Socket.IO, not a poll.
  */
-export async function startBrowserNode(nodeId: string): Promise<{ node: Running; base: string }> {
+export async function startBrowserNode(nodeId: string, env: Record<string, string> = {}): Promise<{ node: Running; base: string }> {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   const node = new Running(SERVER, [], {
-    env: childEnv({ ...TEST_ENV, ...fakeLlm().envFor(), PORT: String(port), APP_URL: base, NODE_ID: nodeId, LOG_LEVEL: 'info', VISITOR_POLL_SECONDS: '120' }),
+    env: childEnv({ ...TEST_ENV, ...fakeLlm().envFor(), PORT: String(port), APP_URL: base, NODE_ID: nodeId, LOG_LEVEL: 'info', VISITOR_POLL_SECONDS: '120', ...env }),
   });
   await node.waitForLog((entry) => entry.msg === 'listening', 30_000);
   await freshLoopbackLimits();

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { TokenAbility } from '../../config/roles';
 import { createCannedReply } from '../../src/domain/catalogue/createCannedReply';
 import { createTag } from '../../src/domain/catalogue/createTag';
-import { AiSuggestion, Webhook, type Chatbot, type Company, type Conversation, type User } from '../../src/models';
+import { AiSuggestion, Message, Webhook, type Chatbot, type Company, type Conversation, type User } from '../../src/models';
 import * as make from './factories';
 import { server } from './hooks';
 import { request } from './http';
@@ -50,6 +50,7 @@ export async function sweepTenant(options: { liveVisitor?: boolean } = {}): Prom
   // listens on (WEBHOOK_ALLOW_PRIVATE=1 in tests), refused at once rather than waiting on outside DNS.
   const webhook = await Webhook.create({ companyId: company.id, url: 'http://127.0.0.1:9/hook', events: ['message.created'], secretEncrypted: server().ctx.secrets.seal('whsec_sweep'), active: false });
   const suggestion = await AiSuggestion.create({ companyId: company.id, conversationId: conversation.id, userId: owner.id, suggestion: 'Sure!', outcome: 'generated' });
+  const answer = await Message.findOne({ where: { conversationId: conversation.id, role: 'assistant' }, attributes: ['id'] });
   const liveVisitor = `visitor-${unique()}`;
   if (options.liveVisitor !== false) {
     const beat = await request('POST', `/widget/${bot.publicKey}/heartbeat`, {
@@ -78,6 +79,7 @@ export async function sweepTenant(options: { liveVisitor?: boolean } = {}): Prom
       visitor: liveVisitor,
       language: 'fr',
       webhook: String(webhook.id),
+      message_id: String(answer!.id),
     },
     references: {
       conversation_id: conversation.publicId,

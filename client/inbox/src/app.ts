@@ -1,14 +1,18 @@
+import { alertIfHidden, unlockSound, type Alert } from './alerts.js';
 import { ApiError, conversationPath, explain, forgetSession, get, post, ROOT, storedToken, storeSession, tokenPastHalfLife, whenUnauthorized } from './api.js';
 import { renderCanned, resetComposer, setUpComposer, switchComposer } from './composer.js';
 import { announce, byId, debounce, toast } from './dom.js';
 import { renderDetails, setUpTabs } from './details.js';
 import { neighbour, renderFilters, renderList, threadUrl } from './list.js';
 import { signIn } from './login.js';
+import { markThreadOpen, setUpDrawer } from './drawer.js';
+import { disablePush, enablePush, setUpPush } from './push.js';
 import { Realtime } from './realtime.js';
+import { setUpSettings } from './settings.js';
 import { state, type Controller } from './state.js';
 import { addDelta, addMessage, markLive, renderThread } from './thread.js';
 import { clearVisitorTyping, showVisitorTyping, TypingSignal } from './typing.js';
-import type { Agent, Canned, Envelope, Filter, InboxPage, Session, Tag } from './types.js';
+import type { Active, Agent, Canned, Envelope, Filter, InboxPage, Session, Tag } from './types.js';
 import { showVisitors, visitorsChanged } from './visitors.js';
 
 const FILTERS: readonly Filter[] = ['all', 'waiting', 'mine', 'team', 'ai', 'human', 'resolved'];
@@ -109,6 +113,7 @@ async function refreshThread(): Promise<void> {
 }
 
 function paintThread(): void {
+  markThreadOpen(!!state.openId);
   renderThread(controller);
   renderDetails(controller);
 }
@@ -160,12 +165,19 @@ function onEvent({ event, data, seq }: Envelope): void {
     lastSeq = Math.max(lastSeq ?? seq, seq);
     if (gap) threadSoon();
   }
+  if (event === 'notification') return alertIfHidden(data as Alert);
   if (event === 'typing') {
     if (isOpen) showVisitorTyping(data);
     return;
   }
-  // Presence changes nothing the list or the thread shows.
-  if (event === 'conversation.watchers') return;
+  // Who else has it open: shown in the details, nothing to fetch.
+  if (event === 'conversation.watchers') {
+    if (isOpen && state.active && Array.isArray(data.watchers)) {
+      state.active.watchers = data.watchers as Active['watchers'];
+      renderDetails(controller);
+    }
+    return;
+  }
   if (event === 'message.delta') {
     if (isOpen && typeof data.delta === 'string') addDelta(Number(data.reply_to), data.delta);
     return;
@@ -230,7 +242,7 @@ async function start(user: Agent, company: { id: number; name: string }): Promis
       paintThread();
     }
   }
-  realtime = new Realtime(company.id, {
+  realtime = new Realtime(company.id, user.id, {
     event: onEvent,
     connected: () => void Promise.all([refreshList(), refreshThread()]),
     state: connection,
@@ -242,6 +254,8 @@ async function start(user: Agent, company: { id: number; name: string }): Promis
   });
   realtime.watch(state.openId);
   void realtime.start();
+  // Permission given before: this device's subscription is saved again (it may be new, or moved).
+  void enablePush(false).catch(() => undefined);
   rotation = window.setInterval(() => void rotateToken(), 3_600_000);
   if (byId('tab-visitors').getAttribute('aria-selected') === 'true') showVisitors(true, controller);
 }
@@ -251,6 +265,7 @@ async function signedOut(notice = ''): Promise<void> {
   if (!signedIn) return;
   signedIn = false;
   forgetSession();
+  void disablePush(false);
   realtime?.stop();
   realtime = null;
   clearInterval(rotation);
@@ -316,8 +331,15 @@ async function boot(): Promise<void> {
   });
   byId('more').addEventListener('click', () => void loadMore());
   byId('sign-out').addEventListener('click', () => {
-    void post('logout').catch(() => undefined).then(() => signedOut());
+    void disablePush()
+      .then(() => post('logout'))
+      .catch(() => undefined)
+      .then(() => signedOut());
   });
+  setUpPush((id) => open(id));
+  setUpDrawer(() => open(null));
+  setUpSettings();
+  unlockSound();
   readUrl();
   const session = (await resume()) ?? (await signIn());
   await start(session.user, session.company);

@@ -1,4 +1,5 @@
 import { ApiError, conversationPath, explain, post } from './api.js';
+import { whyNoSuggestion, whyNotEnhanced } from './assistReasons.js';
 import { announce, byId, fill, h, toast } from './dom.js';
 import { state, type Controller } from './state.js';
 import { addMessage } from './thread.js';
@@ -115,9 +116,9 @@ async function suggest(): Promise<void> {
   const button = byId<HTMLButtonElement>('suggest');
   button.disabled = true;
   try {
-    const reply = await post<{ id: number; suggestion: string | null }>(conversationPath(id, 'suggest'), { draft: draft().value || undefined });
+    const reply = await post<{ id: number; suggestion: string | null; reason?: string | null }>(conversationPath(id, 'suggest'), { draft: draft().value || undefined });
     if (state.openId !== id) return;
-    if (reply.suggestion === null) toast('Nothing to suggest yet.');
+    if (reply.suggestion === null) toast(whyNoSuggestion(reply.reason));
     else {
       showSuggestion({ id: reply.id, text: reply.suggestion, inserted: false });
       announce(`Suggestion: ${reply.suggestion}`);
@@ -138,12 +139,12 @@ async function enhance(): Promise<void> {
   button.disabled = true;
   try {
     const mode = byId<HTMLSelectElement>('enhance-mode').value;
-    const reply = await post<{ text: string; enhanced: boolean }>(conversationPath(id, 'enhance'), { body, mode });
+    const reply = await post<{ text: string; enhanced: boolean; reason?: string | null }>(conversationPath(id, 'enhance'), { body, mode });
     if (state.openId !== id || draft().value !== body) return; // the agent kept typing: their words win
     if (reply.enhanced) {
       insert(reply.text, true);
       announce('Draft enhanced. Undo with Control Z.');
-    } else toast('The draft is fine as it is.');
+    } else toast(whyNotEnhanced(reply.reason));
   } catch (error) {
     toast(explain(error), 'error');
   } finally {

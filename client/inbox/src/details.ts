@@ -2,6 +2,7 @@ import { api, conversationPath, explain, post } from './api.js';
 import { announce, byId, fill, h, toast, type Child } from './dom.js';
 import { tagChip } from './list.js';
 import { state, type Controller } from './state.js';
+import { blocking, customer, dismissedTags, dismissTag, revenueAndLead, summary, watchers } from './panels.js';
 import type { Active } from './types.js';
 
 const link = (url: string): Child => (/^https?:\/\//i.test(url) ? h('a', { href: url, target: '_blank', rel: 'noopener noreferrer' }, url) : url);
@@ -22,7 +23,6 @@ function facts(active: Active): HTMLDListElement {
     ['Page views', active.page_views ? String(active.page_views) : ''],
     ['First seen', active.joined],
     ['Revenue', active.revenue_cents ? active.revenue_label : ''],
-    ['Intent', active.intent],
     ...active.prechat.map(({ field, value }): [string, Child] => [field, value]),
   ];
   return h('dl', { class: 'facts' }, rows.filter(([, value]) => value).flatMap(([term, value]) => [h('dt', {}, term), h('dd', {}, value)]));
@@ -44,7 +44,8 @@ function tags(active: Active, controller: Controller): HTMLElement | null {
   if (!active.tags.length && !state.tags.length) return null; // a workspace without a tag catalogue
   const attached = new Set(active.tags.map((t) => t.id));
   const available = state.tags.filter((t) => !attached.has(t.id));
-  const suggested = active.tag_suggestions.filter((s) => !attached.has(s.id));
+  const dismissed = new Set(dismissedTags(active.id));
+  const suggested = active.tag_suggestions.filter((s) => !attached.has(s.id) && !dismissed.has(s.id));
   return h(
     'section',
     { 'aria-labelledby': 'tags-heading' },
@@ -74,7 +75,14 @@ function tags(active: Active, controller: Controller): HTMLElement | null {
           'p',
           { class: 'suggested' },
           'Suggested: ',
-          suggested.map((s) => h('button', { type: 'button', class: 'link', title: s.reason, onclick: () => void changeTag(active, s.id, true, controller) }, `+ ${s.name}`)),
+          suggested.map((s) =>
+            h(
+              'span',
+              { class: 'suggestion-tag' },
+              h('button', { type: 'button', class: 'link', title: s.reason, 'aria-label': `Apply suggested tag ${s.name}`, onclick: () => void changeTag(active, s.id, true, controller) }, `+ ${s.name}`),
+              h('button', { type: 'button', class: 'icon', 'aria-label': `Dismiss suggested tag ${s.name}`, onclick: () => (dismissTag(active.id, s.id), renderDetails(controller)) }, '×'),
+            ),
+          ),
         )
       : null,
   );
@@ -105,13 +113,21 @@ export function renderDetails(controller: Controller): void {
   const active = state.active;
   const panel = byId('visitor-panel');
   if (!active) return fill(panel, h('p', { class: 'muted' }, 'Open a conversation to see who you are talking to.'));
+  // A live refresh never takes a field from under the agent's fingers: it waits for the next one.
+  const focused = document.activeElement;
+  if (focused && panel.contains(focused) && focused.matches('input, select, textarea') && panel.dataset.conversation === active.id) return;
+  panel.dataset.conversation = active.id;
   fill(
     panel,
     h('h2', { class: 'visitor-name' }, active.visitor),
-    active.summary ? h('p', { class: 'summary' }, active.summary) : null,
+    watchers(active, state.user?.id ?? 0),
+    summary(active, controller),
     facts(active),
+    customer(active),
     tags(active, controller),
+    revenueAndLead(active, controller),
     notes(active),
+    blocking(active, controller),
     journey(active),
   );
 }

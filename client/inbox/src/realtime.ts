@@ -45,6 +45,8 @@ export class Realtime {
 
   constructor(
     private readonly companyId: number,
+    /** The agent's own channel carries `notification` (a push's payload, for open tabs), `read`, `suggestion.ready`. */
+    private readonly userId: number,
     private readonly handlers: RealtimeHandlers,
   ) {}
 
@@ -111,7 +113,11 @@ export class Realtime {
   }
 
   private async subscribeAll(socket: Socket): Promise<boolean> {
-    const [company] = await Promise.all([this.subscribe(socket, `private-company.${this.companyId}`), this.thread && this.subscribeThread(socket, this.thread)]);
+    const [company] = await Promise.all([
+      this.subscribe(socket, `private-company.${this.companyId}`),
+      this.subscribe(socket, `private-user.${this.userId}`),
+      this.thread && this.subscribeThread(socket, this.thread),
+    ]);
     return company;
   }
 

@@ -11,14 +11,24 @@ let live: { replyTo: number; el: HTMLLIElement; text: Text } | null = null;
 
 const messagesEl = () => byId<HTMLOListElement>('messages');
 
+/** The visitor's verdict on an AI answer, under it; a line without one shows nothing. */
+function showRating(line: HTMLLIElement, rating: ThreadMessage['rating']): void {
+  if (rating === undefined || line.dataset.rating === (rating ?? '')) return;
+  line.querySelector('.rating')?.remove();
+  line.dataset.rating = rating ?? '';
+  if (rating) line.appendChild(h('span', { class: `rating rating-${rating}` }, rating === 'up' ? '👍 Visitor found this helpful' : '👎 Visitor found this unhelpful'));
+}
+
 function bubble(message: ThreadMessage, visitor: string): HTMLLIElement {
-  return h(
+  const line = h(
     'li',
     { class: 'msg', 'data-id': message.id, 'data-role': message.role },
     h('span', { class: 'author' }, message.role === 'visitor' ? visitor : ROLE_LABELS[message.role] ?? message.role),
     h('p', { class: 'text' }, message.content),
     h('time', {}, message.at),
   );
+  showRating(line, message.rating);
+  return line;
 }
 
 function statusLine(active: Active): string {
@@ -78,7 +88,8 @@ export function renderThread(controller: Controller): void {
 /** A line from the fetch or from the socket (`at` as ISO there); a line already shown is left alone. */
 export function addMessage(message: ThreadMessage, fromSocket: boolean): void {
   const list = messagesEl();
-  if (list.querySelector(`li[data-id="${message.id}"]`)) return;
+  const shown = list.querySelector<HTMLLIElement>(`li[data-id="${message.id}"]`);
+  if (shown) return showRating(shown, message.rating); // a rating may come after the line
   const line = bubble(fromSocket ? { ...message, at: displayTime(message.at) } : message, state.active?.visitor ?? 'Visitor');
   if (message.role === 'assistant') dropLive();
   // Kept in id order even when the socket and a fetch interleave.

@@ -47,6 +47,8 @@ export interface ThreadMessage {
   role: string;
   content: string;
   at: string;
+  /** The visitor's thumbs up or down on an AI answer (absent on lines from the socket). */
+  rating?: 'up' | 'down' | null;
 }
 
 export interface Note {
@@ -76,7 +78,13 @@ export interface Active extends Omit<InboxItem, 'preview' | 'last_at' | 'unread'
   summary: string;
   intent: string;
   revenue_cents: number;
+  revenue_currency?: string;
   revenue_label: string;
+  lead_id: number | null;
+  lead_status: string | null;
+  blocked: boolean;
+  abuse_strikes: number;
+  watchers: Array<{ id: number; name: string }>;
   tags: Array<Tag & { source: string }>;
   tag_suggestions: Array<{ id: number; name: string; confidence: number; reason: string }>;
   messages: ThreadMessage[];

@@ -10,6 +10,7 @@ import { idleCheck } from './idleClose';
 import { slaCheck } from './stateMoves';
 import { TypingState } from './typing';
 import * as visitor from './visitorTurns';
+import { rateAnswer } from './visitorFeedback';
 import './protocol';
 
 // An AI reply may stream for a while (the provider's own timeout applies between chunks).
@@ -54,6 +55,7 @@ export function conversationBehaviour(deps: ActorDeps): ActorBehaviour<'conversa
           replaceSuggestedTags: ({ suggestions }) => records.replaceSuggestedTags(actor, suggestions),
           keepSuggestion: ({ userId, suggestion, announce }) => records.keepSuggestion(actor, userId, suggestion, announce),
           suggestionOutcome: ({ suggestionId, outcome }) => records.suggestionOutcome(actor, suggestionId, outcome),
+          rateAnswer: ({ chatbotId, visitorKey, ...rating }) => rateAnswer(actor, { chatbotId, visitorKey }, rating),
           slaCheck: ({ requestedAt }) => slaCheck(actor, requestedAt),
           idleCheck: ({ answerId }) => idleCheck(actor, answerId),
           typing: (signal) => typing.signal(signal),

@@ -1,6 +1,7 @@
 import type { SummaryAnswer } from '../../domain/assist/parseSummaryAnswer';
 import type { ParsedTagSuggestion } from '../../domain/assist/parseTagAnswer';
 import type { VisitorClaim, VisitorIdentity } from '../../domain/conversations/identity';
+import type { AnswerRating } from '../../domain/conversations/answerRatings';
 import type { ProductRecommendation } from '../../domain/integrations/recommendations';
 import type { Revenue, RevenueChange } from '../../domain/leads/revenue';
 import type { SavedLead } from '../../domain/leads/saveLead';
@@ -134,6 +135,8 @@ declare module '../runtime/protocol' {
       /** `announce`: a drafted suggestion nobody asked for (`copilot_autostart`), sent to the agent as `suggestion.ready`. */
       keepSuggestion: { message: AgentRef & { suggestion: string | null; announce?: boolean }; reply: { id: number } };
       suggestionOutcome: { message: { suggestionId: number; outcome: SuggestionOutcome } };
+      /** The visitor's thumbs up or down on an AI answer of their own conversation; a repeat replaces it. */
+      rateAnswer: { message: { chatbotId: number; visitorKey: string } & AnswerRating; reply: { ok: true } };
       /** A tell from a socket: passes through the owner so it is ordered with the thread and reaches every node. */
       typing: { message: TypingSignal };
     };

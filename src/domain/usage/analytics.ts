@@ -10,6 +10,9 @@ export interface MonthlyAnalytics {
   aiReplies: number;
   humanReplies: number;
   visitorMessages: number;
+  /** Visitors' thumbs up and down on this month's AI answers. */
+  ratingsUp: number;
+  ratingsDown: number;
   /** AI calls in the ledger this month: the allowance's count. */
   aiCalls: number;
   tokens: number;
@@ -26,11 +29,13 @@ export async function monthlyAnalytics(companyId: number, now = new Date()): Pro
     `SELECT
        (SELECT count(*) FROM conversations WHERE company_id = :companyId AND created_at >= :since) AS conversations,
        (SELECT count(*) FROM conversations WHERE company_id = :companyId AND resolved_by_ai AND resolved_at >= :since) AS resolved_by_ai,
-       m.ai_replies, m.human_replies, m.visitor_messages,
+       m.ai_replies, m.human_replies, m.visitor_messages, m.ratings_up, m.ratings_down,
        u.calls, u.tokens, u.cost
      FROM (SELECT count(*) FILTER (WHERE role = 'assistant') AS ai_replies,
                   count(*) FILTER (WHERE role = 'agent') AS human_replies,
-                  count(*) FILTER (WHERE role = 'visitor') AS visitor_messages
+                  count(*) FILTER (WHERE role = 'visitor') AS visitor_messages,
+                  count(*) FILTER (WHERE rating = 'up') AS ratings_up,
+                  count(*) FILTER (WHERE rating = 'down') AS ratings_down
              FROM messages WHERE company_id = :companyId AND created_at >= :since) m,
           (SELECT count(*) AS calls, coalesce(sum(tokens_in + tokens_out), 0) AS tokens, coalesce(sum(cost_micro_cents), 0) AS cost
              FROM usage_records WHERE company_id = :companyId AND created_at >= :since) u`,
@@ -44,6 +49,8 @@ export async function monthlyAnalytics(companyId: number, now = new Date()): Pro
     aiReplies: count('ai_replies'),
     humanReplies: count('human_replies'),
     visitorMessages: count('visitor_messages'),
+    ratingsUp: count('ratings_up'),
+    ratingsDown: count('ratings_down'),
     aiCalls: count('calls'),
     tokens: count('tokens'),
     costMicroCents: count('cost'),

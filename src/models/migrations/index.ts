@@ -8,8 +8,9 @@ import { conversationTimezone } from './0007-conversation-timezone';
 import { inboxSearch } from './0008-inbox-search';
 import { inboxCounts } from './0009-inbox-counts';
 import { webhooks } from './0010-webhooks';
+import { messageRatings } from './0012-message-ratings';
 import { knowledgeLanguages } from './0013-knowledge-languages';
 import type { Migration } from './types';
 
 /** Every migration in order. A new one is appended here, never edited once released. */
-export const migrations: Migration[] = [initialSchema, knowledgeTerms, inboxIndexes, tokenFamilies, oneOpenConversation, identitySub, conversationTimezone, inboxSearch, inboxCounts, webhooks, knowledgeLanguages];
+export const migrations: Migration[] = [initialSchema, knowledgeTerms, inboxIndexes, tokenFamilies, oneOpenConversation, identitySub, conversationTimezone, inboxSearch, inboxCounts, webhooks, messageRatings, knowledgeLanguages];

@@ -43,6 +43,12 @@ export const v1ConversationPage = named(
 /** A transcript line in the agent app (display time). */
 export const agentMessage = named('AgentMessage', z.object({ id, role: messageRole, content: z.string(), at: displayTime }));
 
+/** A line of the thread (`active.messages`): with the visitor's rating of an AI answer. */
+export const threadMessage = named(
+  'ThreadMessage',
+  agentMessage.extend({ rating: z.enum(['up', 'down']).nullable().describe("the visitor's thumbs up or down on an AI answer (extension, answer feedback); null when unrated") }),
+);
+
 /** A transcript line as the widget sees it (ISO time). */
 export const widgetMessage = named('WidgetMessage', z.object({ id, role: messageRole, content: z.string(), at: isoOffset }));
 

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { INTENTS } from '../../domain/assist/parseSummaryAnswer';
 import { INBOX_GROUPS } from '../../domain/inbox/groups';
 import { CURSOR_PATTERN } from '../../domain/inbox/inboxCursor';
-import { conversationStatus, handoffState, agentMessage } from './conversations';
+import { conversationStatus, handoffState, threadMessage } from './conversations';
 import { count, displayDate, displayTime, displayTimeOrEmpty, id, relativeTime, uuid } from './formats';
 import { named } from './named';
 
@@ -88,7 +88,7 @@ export const activeConversation = named(
     intent: z.enum([...INTENTS, '']).describe('What the visitor wants, named by the latest summary call (same call, no extra cost); `""` before the first.'),
     lead_id: id.nullable(),
     lead_status: z.enum(['new', 'contacted', 'won', 'lost']).nullable(),
-    messages: z.array(agentMessage),
+    messages: z.array(threadMessage),
     notes: z.array(z.object({ id, body: z.string(), author: z.string(), at: displayTime })),
     watchers: z
       .array(z.object({ id, name: z.string() }))

@@ -4,7 +4,7 @@ import type { AppContext } from '../../context';
 import { findSuggestion, SUGGESTION_OUTCOMES } from '../../domain/assist/aiSuggestions';
 import { enhanceDraft } from '../../domain/assist/enhanceDraft';
 import { ENHANCE_MODES } from '../../domain/assist/prompts';
-import { suggestReply } from '../../domain/assist/suggestReply';
+import { suggestReply, type AssistReason } from '../../domain/assist/suggestReply';
 import { suggestTags } from '../../domain/assist/suggestTags';
 import { summariseConversation } from '../../domain/assist/summarise';
 import { findConversationWithChatbot as conversationOf, type ConversationWithChatbot } from '../../domain/conversations/findConversation';
@@ -29,6 +29,9 @@ export const outcomeBody = z.object({
 });
 
 
+/** Why an assist call did nothing (null: it did its work); a spent allowance stays a 429. */
+const assistReason = (reasons: [AssistReason, ...AssistReason[]]) => z.enum(reasons).nullable().describe('Why the AI did nothing; null when it did its work (extension).');
+
 const handles = { surface: 'agent', auth: 'agent', ability: 'handle-conversations' } as const;
 // Route limits count every request that passes the role check, before the conversation is looked up.
 const perUser = (name: string, points: number): RouteLimit => ({ name, points, seconds: 60, by: 'user' });
@@ -42,17 +45,18 @@ export const assistEndpoints = [
     method: 'post',
     path: '/api/agent/conversations/{conversation}/suggest',
     summary: 'Suggest a reply (one AI call)',
-    description: '`suggestion` is null (no call) when there is nothing to answer yet or no provider key is configured. Every request stores a suggestion row, so `id` is always set.',
+    description:
+      '`suggestion` is null when the AI had nothing to give, and `reason` says why (null when it did): `copilot_off` (the chatbot\'s AI assist is off), `no_provider_key` (no key for the chatbot\'s provider, in the workspace or the platform), `nothing_to_answer` (no visitor line waits for an answer, or the model answered nothing). No call is made for the first two, nor when nothing waits. Every request stores a suggestion row, so `id` is always set.',
     limit: perUser('agent-suggest', 30),
     body: { schema: suggestBody, examples: [{ draft: 'Sure, I can' }, {}] },
-    responses: { 200: { description: 'The suggestion.', json: z.object({ id, suggestion: z.string().nullable() }) }, 429: allowance, ...provider },
+    responses: { 200: { description: 'The suggestion.', json: z.object({ id, suggestion: z.string().nullable(), reason: assistReason(['copilot_off', 'no_provider_key', 'nothing_to_answer']) }) }, 429: allowance, ...provider },
     handler: async ({ ctx, actors, body }, req, res) => {
       const { company, user } = authOf(req);
       const conversation = await conversationOf(company.id, req.params.conversation);
       const { draft } = body();
-      const suggestion = await suggestReply(ctx, { company, userId: user.id, conversation, draft });
+      const { suggestion, reason } = await suggestReply(ctx, { company, userId: user.id, conversation, draft });
       const { id } = await actors.ask('conversation', conversation.publicId, { type: 'keepSuggestion', userId: user.id, suggestion });
-      res.json({ id, suggestion });
+      res.json({ id, suggestion, reason });
     },
   }),
   endpoint({
@@ -60,10 +64,11 @@ export const assistEndpoints = [
     method: 'post',
     path: '/api/agent/conversations/{conversation}/enhance',
     summary: 'Improve a draft (one AI call)',
-    description: 'The original comes back with `enhanced: false` when no key is configured or the model cannot improve it.',
+    description:
+      'The original comes back with `enhanced: false` and a `reason` (null when enhanced): `copilot_off`, `no_provider_key` (no call is made for these two) or `no_change` (the model found nothing to improve).',
     limit: perUser('agent-enhance', 30),
     body: { schema: enhanceBody, examples: [{ body: 'thx, wil send it tmrw', mode: 'professional' }] },
-    responses: { 200: { description: 'The text.', json: z.object({ text: z.string(), enhanced: z.boolean() }) }, 429: allowance, ...provider },
+    responses: { 200: { description: 'The text.', json: z.object({ text: z.string(), enhanced: z.boolean(), reason: assistReason(['copilot_off', 'no_provider_key', 'no_change']) }) }, 429: allowance, ...provider },
     handler: async ({ ctx, body: parseBody }, req, res) => {
       const { company, user } = authOf(req);
       const conversation = await conversationOf(company.id, req.params.conversation);

@@ -23,7 +23,7 @@ export function draftOnOpen({ ctx, actors }: SurfaceDeps, { company, user }: Aut
   const draft = async () => {
     const conversation = await findConversationWithChatbot(company.id, publicId);
     if (!(await draftsOnOpen(conversation, user.id))) return;
-    const suggestion = await suggestReply(ctx, { company, userId: user.id, conversation });
+    const { suggestion } = await suggestReply(ctx, { company, userId: user.id, conversation });
     if (suggestion) await actors.ask('conversation', publicId, { type: 'keepSuggestion', userId: user.id, suggestion, announce: true });
   };
   draft()

@@ -25,6 +25,8 @@ export const workspaceEndpoints = [
             since: isoOffset,
             conversations: count,
             resolved_by_ai: count.describe('Extension: conversations closed this month that the AI resolved alone (the idle close, or a reset after its answer).'),
+            ratings_up: count.describe("Extension: visitors' thumbs up on this month's AI answers (the widget's answer feedback)."),
+            ratings_down: count.describe("Extension: visitors' thumbs down on this month's AI answers."),
             messages: z.object({ ai_replies: count, human_replies: count, visitor_messages: count, total: count }),
             tokens: count,
             cost: z.number().min(0),

@@ -5,12 +5,13 @@ import type { SurfaceDeps, SurfaceEndpoint } from '../endpoint';
 import { configEndpoints } from './config';
 import { conversationEndpoints, VISITOR_HEADER } from './conversation';
 import { IDENTITY_HEADER } from './customerConversation';
+import { feedbackEndpoints } from './feedback';
 import { heartbeatEndpoints } from './heartbeat';
 import { streamEndpoints } from './stream';
 
 export const WIDGET_BASE = '/widget';
 
-export const WIDGET_ENDPOINTS: readonly SurfaceEndpoint[] = [...configEndpoints, ...streamEndpoints, ...conversationEndpoints, ...heartbeatEndpoints];
+export const WIDGET_ENDPOINTS: readonly SurfaceEndpoint[] = [...configEndpoints, ...streamEndpoints, ...conversationEndpoints, ...heartbeatEndpoints, ...feedbackEndpoints];
 
 /**
  * The routes every open page calls all the time (the beat, the answer stream, the state catch-up):
