@@ -6,6 +6,7 @@ import type { Actors } from './actors/runtime/router';
 import type { AppContext } from './context';
 import type { Chatbot } from './models';
 import type { Watchers } from './realtime/watchers';
+import type { InboxPresence } from './realtime/inboxPresence';
 import { openToEveryOrigin } from './http/cors';
 import { errorHandler, routeNotFound } from './http/errorHandler';
 import { loggedUrl, requestErrorObject, requestLogLevel } from './http/requestLog';
@@ -28,6 +29,8 @@ export interface AppRuntime {
   actors: Actors;
   /** Who has each conversation open (the active conversation's `watchers`). */
   watchers: Pick<Watchers, 'of'>;
+  /** Which agents have the inbox open (the agent's routing state); absent: nobody counts as connected. */
+  inboxPresence?: Pick<InboxPresence, 'connected'>;
   /** Where the demo workspace is on (embedded mode, PARLEY_DEMO=1): the chatbot the page at `/` embeds. */
   demo?: Pick<Chatbot, 'publicKey' | 'name'>;
 }
@@ -65,7 +68,7 @@ export function createApp(ctx: AppContext, runtime: AppRuntime): Express {
   app.use(WIDGET_BASE, anyOrigin);
   app.use(PORTAL_BASE, portalOrigins);
   // No app-wide body parser: each surface parses after its IP limits or authentication (src/http/jsonBody.ts).
-  const deps = { ctx, actors: runtime.actors, watchers: runtime.watchers };
+  const deps = { ctx, actors: runtime.actors, watchers: runtime.watchers, inboxPresence: runtime.inboxPresence };
   app.use(V1_BASE, v1Surface(deps));
   app.use(PORTAL_BASE, portalSurface(deps));
   app.use(AGENT_BASE, agentSurface(deps));

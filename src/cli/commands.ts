@@ -8,6 +8,7 @@ import { tokenCreate, tokenRevoke } from './token';
 import { cannedCreate, tagCreate } from './catalogue';
 import { integrationConnect, integrationDisconnect } from './integration';
 import { seedDemo } from './seed';
+import { routingShow, routingUpdate, userUpdate } from './routing';
 
 /** Every `parley` command by its words, in the order `parley --help` lists them. */
 export const COMMANDS: Readonly<Record<string, Command>> = {
@@ -22,6 +23,7 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
   'user password': userPassword,
   'user revoke-sessions': userRevokeSessions,
   'user suspend': userSuspend,
+  'user update': userUpdate,
   'chatbot create': chatbotCreate,
   'chatbot list': chatbotList,
   'chatbot show': chatbotShow,
@@ -32,6 +34,8 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
   'canned create': cannedCreate,
   'integration connect': integrationConnect,
   'integration disconnect': integrationDisconnect,
+  'routing show': routingShow,
+  'routing update': routingUpdate,
   'seed demo': seedDemo,
 };
 

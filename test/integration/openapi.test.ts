@@ -151,6 +151,12 @@ const SCENARIOS: Record<string, Scenario> = {
   },
   'DELETE /api/agent/push/subscriptions': (t) => call(t, 'DELETE /api/agent/push/subscriptions', { body: exampleBody(t, 'DELETE /api/agent/push/subscriptions') }),
   'GET /api/agent/notifications': (t) => call(t, 'GET /api/agent/notifications'),
+  'GET /api/agent/me/status': (t) => call(t, 'GET /api/agent/me/status'),
+  // Online again at the end: the switch leaves the tenant as it found it.
+  'PATCH /api/agent/me/status': async (t) => [await call(t, 'PATCH /api/agent/me/status', { body: { status: 'away' } }), await call(t, 'PATCH /api/agent/me/status', { body: { status: 'online' } })],
+  'GET /api/portal/routing': (t) => call(t, 'GET /api/portal/routing'),
+  // Manual mode stays: the other scenarios run against today's behaviour.
+  'PUT /api/portal/routing': (t) => call(t, 'PUT /api/portal/routing', { body: { capacity: 4, accept_seconds: 90 } }),
   'PATCH /api/agent/notifications': (t) => call(t, 'PATCH /api/agent/notifications', { body: exampleBody(t, 'PATCH /api/agent/notifications') }),
 
   'GET /widget/{key}/config': (t) => call(t, 'GET /widget/{key}/config'),
@@ -181,7 +187,7 @@ const SCENARIOS: Record<string, Scenario> = {
   'GET /inbox': async (t) => [await call(t, 'GET /inbox'), await request('GET', '/inbox/conversations/0b4e7a52-6f1c-4a8e-9d3b-2c5f8e1a7b90')],
 };
 
-const SPEC_COUNTS = { v1: 7, portal: 14, agent: 34, widget: 7 };
+const SPEC_COUNTS = { v1: 7, portal: 16, agent: 36, widget: 7 };
 
 /** Every JSON Schema object the document embeds (components, parameters, bodies, answers, events). */
 function embeddedSchemas(validator: DocumentValidator): Array<[string, unknown]> {
@@ -237,7 +243,7 @@ describe('OpenAPI 3.1 document (GET /openapi.json)', function () {
     assert.deepEqual(phantom.map(endpointKey), [], 'documented routes the app does not serve');
   });
 
-  it("keeps each surface's endpoint count: v1 7, portal 14, agent 34, widget 7", () => {
+  it("keeps each surface's endpoint count: v1 7, portal 16, agent 36, widget 7", () => {
     const counts = Object.fromEntries(Object.keys(SPEC_COUNTS).map((surface) => [surface, ENDPOINTS.filter((endpoint) => endpoint.surface === surface).length]));
     assert.deepEqual(counts, SPEC_COUNTS);
   });

@@ -14,6 +14,7 @@ import { refuseBlocked, refuseFlood } from './abuse';
 import { answerTo, answerVisitor } from './aiAnswer';
 import { aiHadLastWord } from './idleClose';
 import type { ConversationView, VisitorChunk, VisitorDetails, VisitorMessageInput, VisitorMessageReply } from './protocol';
+import { routeNext } from './routing';
 import { move, startSlaClock, stopSlaClock } from './stateMoves';
 
 // What the visitor does in their conversation: write, ask for a person, start a new chat.
@@ -114,9 +115,11 @@ function unblocked(actor: ConversationActor, owner: Owner): Conversation {
 /** The widget's "new chat": idempotent; only the visitor who opened the conversation may close it. */
 export async function reset(actor: ConversationActor, owner: Owner): Promise<{ closed: true; conversationId: string }> {
   const conversation = unblocked(actor, owner);
+  const held = conversation.status === 'agent';
   // Not an agent's resolution, so no `resolved` event: the conversation simply ends (docs/api.md "Conversations").
   await move(actor, moves.closeByVisitor(conversation, new Date(), await aiHadLastWord(conversation.id)), null, 'visitor');
   await stopSlaClock(actor);
+  if (held) await routeNext(actor); // the agent's seat came free
   return { closed: true, conversationId: conversation.publicId };
 }
 

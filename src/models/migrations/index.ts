@@ -6,7 +6,8 @@ import { oneOpenConversation } from './0005-one-open-conversation';
 import { identitySub } from './0006-identity-sub';
 import { conversationTimezone } from './0007-conversation-timezone';
 import { inboxSearch } from './0008-inbox-search';
+import { routing } from './0011-routing';
 import type { Migration } from './types';
 
 /** Every migration in order. A new one is appended here, never edited once released. */
-export const migrations: Migration[] = [initialSchema, knowledgeTerms, inboxIndexes, tokenFamilies, oneOpenConversation, identitySub, conversationTimezone, inboxSearch];
+export const migrations: Migration[] = [initialSchema, knowledgeTerms, inboxIndexes, tokenFamilies, oneOpenConversation, identitySub, conversationTimezone, inboxSearch, routing];

@@ -4,12 +4,13 @@ import type { SurfaceDeps, SurfaceEndpoint } from '../endpoint';
 import { chatbotEndpoints } from './chatbots';
 import { keyEndpoints } from './keys';
 import { knowledgeEndpoints } from './knowledge';
+import { routingEndpoints } from './routing';
 import { sessionEndpoints } from './session';
 import { workspaceEndpoints } from './workspace';
 
 export const PORTAL_BASE = '/api/portal';
 
-export const PORTAL_ENDPOINTS: readonly SurfaceEndpoint[] = [...sessionEndpoints, ...chatbotEndpoints, ...knowledgeEndpoints, ...keyEndpoints, ...workspaceEndpoints];
+export const PORTAL_ENDPOINTS: readonly SurfaceEndpoint[] = [...sessionEndpoints, ...chatbotEndpoints, ...knowledgeEndpoints, ...keyEndpoints, ...workspaceEndpoints, ...routingEndpoints];
 
 /** Portal API: white-label portals, opened by `portal` tokens only (sign-in aside). */
 export function portalSurface(deps: SurfaceDeps): Router {

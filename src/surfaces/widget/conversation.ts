@@ -3,8 +3,11 @@ import { visitorMayWrite } from '../../domain/conversations/identity';
 import { latestVisitorConversation, messagesAfter, visitorConversation, type VisitorOwner } from '../../domain/conversations/visitorConversations';
 import { notFound } from '../../errors';
 import { visitorId } from '../../http/visitorFields';
-import { conversationView, openElsewhere } from '../../openapi/responses/conversations';
-import { conversationState, latestState, resetAnswer } from '../../openapi/responses/widget';
+import { openElsewhere } from '../../openapi/responses/conversations';
+import { conversationState, handoffAnswer, latestState, resetAnswer } from '../../openapi/responses/widget';
+import { queueField } from '../../domain/routing/queue';
+import { routingOf } from '../../domain/routing/settings';
+import { placeInQueue } from './queuePlace';
 import { presentConversationView, presentWidgetState } from '../../presenters/widget';
 import { endpoint } from '../endpoint';
 import { continueCustomerConversation, IDENTITY_HEADER, identityOf } from './customerConversation';
@@ -67,7 +70,7 @@ export const conversationEndpoints = [
       // This device's conversation may be another customer's (a shared browser): not this one's to read.
       if (!visitorMayWrite(conversation, { ...owner, sub })) throw notFound('Conversation');
       const state = presentWidgetState(conversation, await messagesAfter(conversation.id), chatbot.company.firstResponseTargetSeconds);
-      res.json({ conversation_id: conversation.publicId, ...state });
+      res.json({ conversation_id: conversation.publicId, ...state, ...(await queueField(conversation, routingOf(chatbot.company).mode)) });
     },
   }),
   endpoint({
@@ -83,7 +86,8 @@ export const conversationEndpoints = [
       const chatbot = await findWidgetChatbot(req.params.key);
       const query = parseQuery();
       const conversation = await visitorConversation(ownerOf(chatbot.id, query.visitor_id), req.params.conversation);
-      res.json(presentWidgetState(conversation, await messagesAfter(conversation.id, query.after), chatbot.company.firstResponseTargetSeconds));
+      const state = presentWidgetState(conversation, await messagesAfter(conversation.id, query.after), chatbot.company.firstResponseTargetSeconds);
+      res.json({ ...state, ...(await queueField(conversation, routingOf(chatbot.company).mode)) });
     },
   }),
   endpoint({
@@ -105,13 +109,17 @@ export const conversationEndpoints = [
     method: 'post',
     path: '/widget/{key}/handoff',
     summary: 'Ask for a person',
+    description:
+      'In auto routing (docs/routing.md) the workspace router is asked at once: the answer shows the conversation assigned (`human_connected`) or waiting with its `queue_position`.',
     limit: perIp('widget-handoff', 30),
     body: { schema: conversationBody, examples: [{ visitor_id: SAMPLE_VISITOR, conversation_id: SAMPLE_CONVERSATION }] },
-    responses: { 200: { description: 'Where the conversation stands now.', json: conversationView }, 403: BLOCKED, 404: NOT_THEIRS, 409: openElsewhere },
+    responses: { 200: { description: 'Where the conversation stands now.', json: handoffAnswer }, 403: BLOCKED, 404: NOT_THEIRS, 409: openElsewhere },
     handler: async ({ actors, body }, req, res) => {
-      const { owner, conversationId } = await ownConversation(req.params.key, body());
+      const { owner, conversationId, chatbot } = await ownConversation(req.params.key, body());
       const view = await actors.ask('conversation', conversationId, { type: 'requestHandoff', ...owner });
-      res.json(presentConversationView(view));
+      if (routingOf(chatbot.company).mode !== 'auto') return void res.json(presentConversationView(view));
+      const placed = await placeInQueue(actors, chatbot.company, conversationId);
+      res.json({ ...presentConversationView(placed.view ?? view), queue_position: placed.queuePosition });
     },
   }),
 ];
@@ -121,5 +129,5 @@ async function ownConversation(key: string, body: { visitor_id: string; conversa
   const chatbot = await findWidgetChatbot(key);
   const owner = ownerOf(chatbot.id, body.visitor_id);
   await visitorConversation(owner, body.conversation_id);
-  return { owner, conversationId: body.conversation_id };
+  return { owner, conversationId: body.conversation_id, chatbot };
 }
