@@ -21,11 +21,16 @@ export function routingBehaviour(deps: ActorDeps): ActorBehaviour<'routing'> {
     kind: 'routing',
     async activate(env) {
       const companyId = Number(env.id);
-      const pump = () => route(env, deps, companyId);
+      // Whether this activation has a sweep scheduled: rescheduling on every pass would cost Redis round trips per handoff.
+      const sweep = { armed: false };
+      const pump = () => route(env, deps, companyId, sweep);
       return {
         handle: {
           pump,
-          sweep: pump,
+          sweep: () => {
+            sweep.armed = false;
+            return pump();
+          },
           async place({ conversationId }) {
             await pump();
             const conversation = await Conversation.findOne({ where: { publicId: conversationId, companyId } });
@@ -38,11 +43,12 @@ export function routingBehaviour(deps: ActorDeps): ActorBehaviour<'routing'> {
 }
 
 /** One pass: the queue in order, each to the best agent with room, until the queue or the seats run out. */
-async function route(env: ActivationEnv<'routing'>, deps: ActorDeps, companyId: number): Promise<{ assigned: number }> {
+async function route(env: ActivationEnv<'routing'>, deps: ActorDeps, companyId: number, sweep: { armed: boolean }): Promise<{ assigned: number }> {
   const settings = await routingOfCompany(companyId);
   const queue = settings.mode === 'auto' ? await waitingQueue(companyId) : [];
   if (!queue.length) {
-    await env.cancelReminder(SWEEP_REMINDER);
+    if (sweep.armed) await env.cancelReminder(SWEEP_REMINDER);
+    sweep.armed = false;
     return { assigned: 0 };
   }
   const connected = await deps.inboxPresence.connected(companyId);
@@ -58,8 +64,13 @@ async function route(env: ActivationEnv<'routing'>, deps: ActorDeps, companyId: 
     // A conversation actor out of reach (its node died): the head keeps its place; the sweep tries again.
     env.logger.warn({ err: error, companyId }, 'routing pass stopped');
   }
-  if (assigned < queue.length) await env.remind({ type: 'sweep' }, { key: SWEEP_REMINDER, delayMs: SWEEP_MS });
-  else await env.cancelReminder(SWEEP_REMINDER);
+  if (assigned < queue.length && !sweep.armed) {
+    await env.remind({ type: 'sweep' }, { key: SWEEP_REMINDER, delayMs: SWEEP_MS });
+    sweep.armed = true;
+  } else if (assigned === queue.length && sweep.armed) {
+    await env.cancelReminder(SWEEP_REMINDER);
+    sweep.armed = false;
+  }
   return { assigned };
 }
 
