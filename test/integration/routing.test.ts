@@ -3,7 +3,8 @@ import { Op } from 'sequelize';
 import { Company, Conversation, ConversationEvent, type Chatbot, type User } from '../../src/models';
 import * as make from '../support/factories';
 import { eventually } from '../support/eventually';
-import { server } from '../support/hooks';
+import { fakeLlm, server } from '../support/hooks';
+import { ask, newVisitor } from '../support/widget';
 import { get, request } from '../support/http';
 import { freshIp } from '../support/portal';
 import { connect, Inbox, subscribe, type ClientSocket } from '../support/sockets';
@@ -127,6 +128,35 @@ describe('auto-assignment (routing mode auto)', function () {
     assert.equal(await holder(c2), bob.user.id);
     const events = await ConversationEvent.findAll({ where: { conversationId: c1.id, type: { [Op.in]: ['assigned', 'reassigned'] } }, order: [['id', 'ASC']] });
     assert.deepEqual(events.map((event) => [event.type, event.userId]), [['assigned', ann.user.id], ['reassigned', ann.user.id], ['assigned', bob.user.id]]);
+  });
+
+  describe('business hours', () => {
+    // Every day closed: whenever this runs, it is after hours.
+    const closed = { business_hours: { timezone: 'Pacific/Auckland', days: {} }, offline_message: 'Back on Monday at 9.' };
+
+    it('after hours with ai_after_hours (the default) the handoff answers offline and the AI keeps the conversation', async () => {
+      const { company, bot } = await workspace({ mode: 'manual', ...closed });
+      await agentOnline(company, { wait: false });
+      const c1 = await waiting(bot);
+      const answer = await handoff(bot, c1);
+      assert.deepEqual(answer.body, { status: 'bot', handoff_state: 'bot_active', wait_remaining: null, offline: true, offline_message: 'Back on Monday at 9.' });
+      assert.equal((await Conversation.findByPk(c1.id))!.handoffState, 'bot_active');
+    });
+
+    it('after hours without ai_after_hours the conversation waits for a person and the AI stays silent, saying the offline message', async () => {
+      const { company, bot } = await workspace({ ...closed, ai_after_hours: false });
+      await make.providerKey(company, bot.provider);
+      const c1 = await waiting(bot);
+      const answer = await handoff(bot, c1);
+      assert.deepEqual(answer.body, { status: 'bot', handoff_state: 'handoff_pending', wait_remaining: answer.body.wait_remaining, queue_position: 1, offline: true, offline_message: 'Back on Monday at 9.' });
+
+      const calls = fakeLlm().requests.length;
+      const visitor = newVisitor();
+      const reply = await ask({ base: `/widget/${bot.publicKey}`, ip: freshIp() }, { visitor_id: visitor, message: 'Anyone there at this hour?' });
+      assert.equal(reply.status, 200);
+      assert.deepEqual(reply.events.find((event) => event.event === 'error')?.data, { message: 'Back on Monday at 9.', code: 'handoff' });
+      assert.equal(fakeLlm().requests.length, calls, 'no model was called');
+    });
   });
 
   it('manual mode (the default) answers a handoff as before: no queue_position, nobody assigned', async () => {

@@ -15,6 +15,8 @@ import { answerTo, answerVisitor } from './aiAnswer';
 import { aiHadLastWord } from './idleClose';
 import type { ConversationView, VisitorChunk, VisitorDetails, VisitorMessageInput, VisitorMessageReply } from './protocol';
 import { routeNext } from './routing';
+import { isOpen } from '../../domain/routing/businessHours';
+import { routingOfCompany } from '../../domain/routing/settings';
 import { move, startSlaClock, stopSlaClock } from './stateMoves';
 
 // What the visitor does in their conversation: write, ask for a person, start a new chat.
@@ -63,6 +65,9 @@ export async function visitorMessage(actor: ConversationActor, input: VisitorMes
   if (!moves.aiMayAnswer(conversation)) {
     return { ...base, outcome: 'held', note: conversation.handoffState === 'handoff_pending' ? WAITING_NOTE : HELD_NOTE };
   }
+  // Outside business hours without `ai_after_hours` the AI stays silent too: the visitor is told the workspace's offline message.
+  const routing = await routingOfCompany(actor.companyId);
+  if (!routing.ai_after_hours && !isOpen(routing)) return { ...base, outcome: 'held', note: routing.offline_message };
   return answerVisitor(actor, stored, base, turn, settings);
 }
 

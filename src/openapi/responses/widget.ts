@@ -39,7 +39,14 @@ const stateFields = {
 };
 
 /** The handoff answer: where the conversation stands, and in auto mode its place in the queue. */
-export const handoffAnswer = named('HandoffAnswer', conversationView.extend({ queue_position: queuePositionField }));
+export const handoffAnswer = named(
+  'HandoffAnswer',
+  conversationView.extend({
+    queue_position: queuePositionField,
+    offline: z.literal(true).optional().describe('outside business hours only: nobody is there now (the widget asks for an email)'),
+    offline_message: z.string().optional().describe("outside business hours only: the workspace's offline message"),
+  }),
+);
 
 export const latestState = named('WidgetLatestConversation', z.object({ conversation_id: uuid, ...stateFields }));
 export const conversationState = named('WidgetConversationState', z.object(stateFields));

@@ -7,7 +7,8 @@ import { openElsewhere } from '../../openapi/responses/conversations';
 import { conversationState, handoffAnswer, latestState, resetAnswer } from '../../openapi/responses/widget';
 import { queueField } from '../../domain/routing/queue';
 import { routingOf } from '../../domain/routing/settings';
-import { placeInQueue } from './queuePlace';
+import { currentView, placeInQueue } from './queuePlace';
+import { isOpen, offlineNotice } from '../../domain/routing/businessHours';
 import { presentConversationView, presentWidgetState } from '../../presenters/widget';
 import { endpoint } from '../endpoint';
 import { continueCustomerConversation, IDENTITY_HEADER, identityOf } from './customerConversation';
@@ -110,16 +111,21 @@ export const conversationEndpoints = [
     path: '/widget/{key}/handoff',
     summary: 'Ask for a person',
     description:
-      'In auto routing (docs/routing.md) the workspace router is asked at once: the answer shows the conversation assigned (`human_connected`) or waiting with its `queue_position`.',
+      'In auto routing (docs/routing.md) the workspace router is asked at once: the answer shows the conversation assigned (`human_connected`) or waiting with its `queue_position`. Outside business hours the answer adds `offline: true` and the offline message; with `ai_after_hours` the AI keeps the conversation (nobody is asked for), without it the conversation waits for a person.',
     limit: perIp('widget-handoff', 30),
     body: { schema: conversationBody, examples: [{ visitor_id: SAMPLE_VISITOR, conversation_id: SAMPLE_CONVERSATION }] },
     responses: { 200: { description: 'Where the conversation stands now.', json: handoffAnswer }, 403: BLOCKED, 404: NOT_THEIRS, 409: openElsewhere },
     handler: async ({ actors, body }, req, res) => {
       const { owner, conversationId, chatbot } = await ownConversation(req.params.key, body());
+      const routing = routingOf(chatbot.company);
+      const open = isOpen(routing);
+      // After hours with the AI allowed, nobody is asked for: the AI keeps the conversation and the widget asks for an email.
+      if (!open && routing.ai_after_hours) return void res.json({ ...(await currentView(chatbot.company, conversationId)), ...offlineNotice(routing) });
       const view = await actors.ask('conversation', conversationId, { type: 'requestHandoff', ...owner });
-      if (routingOf(chatbot.company).mode !== 'auto') return void res.json(presentConversationView(view));
+      const closed = open ? {} : offlineNotice(routing);
+      if (routing.mode !== 'auto') return void res.json({ ...presentConversationView(view), ...closed });
       const placed = await placeInQueue(actors, chatbot.company, conversationId);
-      res.json({ ...presentConversationView(placed.view ?? view), queue_position: placed.queuePosition });
+      res.json({ ...presentConversationView(placed.view ?? view), queue_position: placed.queuePosition, ...closed });
     },
   }),
 ];

@@ -4,6 +4,7 @@ import type { Actors } from '../../actors/runtime/router';
 import '../../actors/routing/protocol';
 import { queuePosition } from '../../domain/routing/queue';
 import { Conversation, type Company } from '../../models';
+import { presentConversationView } from '../../presenters/widget';
 
 /**
  * After a handoff in auto mode: the router routes at once and says where the conversation stands. The
@@ -20,4 +21,11 @@ export async function placeInQueue(actors: Actors, company: Company, conversatio
   const conversation = await Conversation.findOne({ where: { publicId: conversationId } });
   if (!conversation) return { queuePosition: null };
   return { queuePosition: placed === undefined ? await queuePosition(conversation) : placed, view: viewOf(conversation, company.firstResponseTargetSeconds) };
+}
+
+/** Where the conversation stands, read from Postgres (nothing was asked of its actor). */
+export async function currentView(company: Company, conversationId: string) {
+  const conversation = await Conversation.findOne({ where: { publicId: conversationId } });
+  if (!conversation) return {};
+  return presentConversationView(viewOf(conversation, company.firstResponseTargetSeconds));
 }
