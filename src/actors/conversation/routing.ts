@@ -59,5 +59,15 @@ export async function acceptCheck(actor: ConversationActor, userId: number, rout
   await routeNext(actor);
 }
 
-/** A conversation waits, or an agent's seat came free: in auto mode the router hears of it. */
-export const routeNext = (actor: ConversationActor): Promise<void> => kickRouter(actor.deps.actors, actor.companyId);
+/**
+ * A conversation waits, or an agent's seat came free: in auto mode the router hears of it. Never
+ * fails the turn that called it (its write has committed): a router that missed this tell finds the
+ * change at its next pass or sweep.
+ */
+export async function routeNext(actor: ConversationActor): Promise<void> {
+  try {
+    await kickRouter(actor.deps.actors, actor.companyId);
+  } catch (error) {
+    actor.env.logger.warn({ err: error, conversation: actor.id }, 'the router could not be told');
+  }
+}

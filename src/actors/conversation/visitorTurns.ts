@@ -16,7 +16,6 @@ import { aiHadLastWord } from './idleClose';
 import type { ConversationView, VisitorChunk, VisitorDetails, VisitorMessageInput, VisitorMessageReply } from './protocol';
 import { routeNext } from './routing';
 import { isOpen } from '../../domain/routing/businessHours';
-import { routingOfCompany } from '../../domain/routing/settings';
 import { move, startSlaClock, stopSlaClock } from './stateMoves';
 
 // What the visitor does in their conversation: write, ask for a person, start a new chat.
@@ -45,7 +44,7 @@ export async function visitorMessage(actor: ConversationActor, input: VisitorMes
   const aiWillAnswer = !existing || existing.status === 'closed' || moves.aiMayAnswer(existing);
   if (!retried && aiWillAnswer) await assertAllowance(bot.company);
   // Read once for the whole turn: the flags are read fresh per turn, so an operator's change applies from the next message.
-  const settings = await actor.settings();
+  const { settings, routing } = await actor.settingsWithRouting();
   const stored = retried ?? (await store(actor, input, settings));
   const conversation = actor.conversation();
   if (!retried) {
@@ -66,7 +65,6 @@ export async function visitorMessage(actor: ConversationActor, input: VisitorMes
     return { ...base, outcome: 'held', note: conversation.handoffState === 'handoff_pending' ? WAITING_NOTE : HELD_NOTE };
   }
   // Outside business hours without `ai_after_hours` the AI stays silent too: the visitor is told the workspace's offline message.
-  const routing = await routingOfCompany(actor.companyId);
   if (!routing.ai_after_hours && !isOpen(routing)) return { ...base, outcome: 'held', note: routing.offline_message };
   return answerVisitor(actor, stored, base, turn, settings);
 }

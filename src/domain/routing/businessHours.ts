@@ -21,7 +21,7 @@ export function isOpen(settings: Pick<RoutingSettings, 'business_hours'>, now = 
   const day = weekdayIn(now, hours.timezone);
   if (!WEEKDAYS.includes(day)) return true;
   const minutes = localMinutes(now, hours.timezone);
-  return (hours.days[day] ?? []).some(([start, end]) => minutes >= minutesOfClock(start) && minutes < minutesOfClock(end));
+  return (hours.days[day] ?? []).some(([start = '00:00', end = '00:00']) => minutes >= minutesOfClock(start) && minutes < minutesOfClock(end));
 }
 
 /** What a visitor outside business hours is told (the handoff answer's `offline` fields). */

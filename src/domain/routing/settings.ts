@@ -1,14 +1,16 @@
 import { z } from 'zod';
 import { Company } from '../../models';
-import { isClockTime, isTimeZone, minutesOfClock } from '../notifications/clock';
+import { isClockTime, isTimeZone, minutesOfClock, ZONE_NAME } from '../notifications/clock';
+
+const ZONE_RULE = 'The timezone must be a time zone name such as Europe/Paris.';
 
 export const WEEKDAYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] as const;
 export type Weekday = (typeof WEEKDAYS)[number];
 
-/** `[["09:00","17:00"], ...]` per day; a day left out is closed all day. */
+/** `[["09:00","17:00"], ...]` per day (each pair start, end); a day left out is closed all day. */
 export interface BusinessHours {
   timezone: string;
-  days: Partial<Record<Weekday, Array<[string, string]>>>;
+  days: Partial<Record<Weekday, string[][]>>;
 }
 
 /** A workspace's routing settings (docs/routing.md), every default filled in. */
@@ -38,12 +40,18 @@ export const DEFAULT_ROUTING: Readonly<RoutingSettings> = Object.freeze({
 export const MAX_CAPACITY = 100;
 
 const clock = z.string().refine(isClockTime, 'Times are HH:MM on a 24-hour clock, 00:00 to 23:59.');
+// A pair as an array of two (not a tuple): JSON Schema tools read `minItems`/`maxItems` more widely than `prefixItems`.
 const interval = z
-  .tuple([clock, clock])
-  .refine(([start, end]) => !isClockTime(start) || !isClockTime(end) || minutesOfClock(start) < minutesOfClock(end), 'Each opening interval must end after it starts (use 00:00 to 23:59 for a whole day).');
+  .array(clock)
+  .length(2)
+  .refine(([start = '', end = '']) => !isClockTime(start) || !isClockTime(end) || minutesOfClock(start) < minutesOfClock(end), 'Each opening interval must end after it starts (use 00:00 to 23:59 for a whole day).');
 
 const businessHours = z.strictObject({
-  timezone: z.string().max(64).refine(isTimeZone, 'The timezone must be a time zone name such as Europe/Paris.'),
+  timezone: z
+    .string()
+    .max(64)
+    .regex(ZONE_NAME, { message: ZONE_RULE, abort: true })
+    .refine(isTimeZone, ZONE_RULE),
   days: z.strictObject(Object.fromEntries(WEEKDAYS.map((day) => [day, z.array(interval).max(6).optional()])) as Record<Weekday, z.ZodOptional<z.ZodArray<typeof interval>>>),
 });
 
