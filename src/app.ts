@@ -6,6 +6,7 @@ import type { Actors } from './actors/runtime/router';
 import type { AppContext } from './context';
 import type { Chatbot } from './models';
 import type { Watchers } from './realtime/watchers';
+import type { InboxPresence } from './realtime/inboxPresence';
 import { openToEveryOrigin } from './http/cors';
 import { errorHandler, routeNotFound } from './http/errorHandler';
 import { hotRoutes } from './http/hotRoutes';
@@ -33,6 +34,8 @@ export interface AppRuntime {
   actors: Actors;
   /** Who has each conversation open (the active conversation's `watchers`). */
   watchers: Pick<Watchers, 'of'>;
+  /** Which agents have the inbox open (the agent's routing state); absent: nobody counts as connected. */
+  inboxPresence?: Pick<InboxPresence, 'connected'>;
   /** Where the demo workspace is on (embedded mode, PARLEY_DEMO=1): the chatbot the page at `/` embeds. */
   demo?: Pick<Chatbot, 'publicKey' | 'name'>;
 }
@@ -42,7 +45,7 @@ export function createApp(ctx: AppContext, runtime: AppRuntime): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', trustProxySetting(ctx.config.trustProxy));
-  const deps = { ctx, actors: runtime.actors, watchers: runtime.watchers };
+  const deps = { ctx, actors: runtime.actors, watchers: runtime.watchers, inboxPresence: runtime.inboxPresence };
 
   // First: the widget's hot routes skip the generic stack below, keeping what it does for them (src/http/hotRoutes.ts).
   const hot = hotRoutes({

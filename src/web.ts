@@ -19,6 +19,8 @@ import { InProcessJobQueue } from './jobs/inProcessQueue';
 import { createRealtime, type Realtime } from './realtime/server';
 import { watcherStoreFor } from './realtime/watcherStore';
 import { trackWatchers, type Watchers } from './realtime/watchers';
+import { trackInboxPresence, type InboxPresence } from './realtime/inboxPresence';
+import { kickRouter } from './actors/routing/kick';
 
 export interface RunningWeb {
   ctx: AppContext;
@@ -67,6 +69,7 @@ export async function startWeb(config: Readonly<Config>, logger: Logger, options
   let realtime: Realtime | undefined;
   let actors: ActorSystem | undefined;
   let watchers: Watchers | undefined;
+  let presence: InboxPresence | undefined;
   let demo: Demo | undefined;
   let deliverySweep: { close(): Promise<void> } | undefined;
   try {
@@ -74,10 +77,19 @@ export async function startWeb(config: Readonly<Config>, logger: Logger, options
     const router = lateActors(() => actors);
     realtime = await createRealtime(server, ctx, router);
     const watcherStore = watcherStoreFor(ctx.redis, config.redisPrefix);
-    const deps: ActorDeps = { ctx, realtime, actors: router, watched: async (conversationId) => (await watcherStore.entries(conversationId)).length > 0 };
+    // Read by the router only once actors run; the presence tracker needs the started system's membership.
+    const deps: ActorDeps = {
+      ctx,
+      realtime,
+      actors: router,
+      watched: async (conversationId) => (await watcherStore.entries(conversationId)).length > 0,
+      inboxPresence: { connected: (companyId) => (presence ? presence.connected(companyId) : Promise.resolve(new Set())) },
+    };
     actors = await startActorSystem(ctx, [...parleyBehaviours(deps), ...(options.behaviours?.(deps) ?? [])], { idleMs: options.idleMs });
     // Sockets arrive only once the server listens, below: by then this node is a member its entries can name.
     watchers = trackWatchers(realtime.io, watcherStore, actors, realtime, logger);
+    const arrived = (companyId: number) => void kickRouter(router, companyId).catch((error: unknown) => logger.warn({ err: error }, 'the router could not be told'));
+    presence = trackInboxPresence(realtime.io, watcherStoreFor(ctx.redis, `${config.redisPrefix}inbox-`), actors, arrived, logger);
     ctx.readiness.push(...actors.readiness);
     ctx.metrics.watchActors(actors);
     ctx.metrics.watchSockets(realtime);
@@ -89,13 +101,14 @@ export async function startWeb(config: Readonly<Config>, logger: Logger, options
     }
     // What a newcomer runs (embedded mode) gets the demo: the page at `/` lets them chat with its chatbot at once.
     demo = config.demo ? await ensureDemo(ctx) : undefined;
-    app = listenerOf(createApp(ctx, { actors, watchers, demo: demo?.chatbot }));
+    app = listenerOf(createApp(ctx, { actors, watchers, inboxPresence: presence, demo: demo?.chatbot }));
     server.listen(config.port);
     await once(server, 'listening');
   } catch (error) {
     server.close();
     await deliverySweep?.close();
     watchers?.close();
+    presence?.close();
     await actors?.close();
     await realtime?.close();
     await closeContext(ctx);
@@ -112,6 +125,7 @@ export async function startWeb(config: Readonly<Config>, logger: Logger, options
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       // This node's sockets are about to go: the other nodes drop its watchers once it has left the cluster.
       watchers.close();
+      presence?.close();
       // Sockets live as long as the client: disconnect them now (they reconnect to another node) so they do not hold up the drain.
       const realtimeClosed = realtime.close();
       // A keep-alive connection turns idle once its in-flight response is sent: close it then, not at its timeout.

@@ -135,6 +135,7 @@
     "waiting": "Waiting for an agent",
     "waiting_min": "Waiting for an agent - about {n} min",
     "waiting_soon": "Waiting for an agent - any moment now",
+    "queue_position": "Waiting for an agent - you are number {n} in line",
     "sent_to_agent": "Your message was sent. An agent will reply here.",
     "error": "Something went wrong ({status}). Please try again.",
     "retry_in": "Try again in {wait}.",
@@ -470,6 +471,8 @@
       var secs = Number(d.wait_remaining);
       S.waitUntil = d.wait_remaining == null || !isFinite(secs) ? 0 : Date.now() + secs * 1000;
     }
+    // Auto routing (docs/routing.md): the place in the queue, from the handoff answer and the state reads.
+    if ('queue_position' in d) S.queuePosition = Number(d.queue_position) || 0;
     renderChrome();
   }
 
@@ -494,6 +497,7 @@
     S.cursor = 0;
     S.lastSeq = null;
     S.status = S.handoff = null;
+    S.queuePosition = 0;
     S.waitUntil = 0;
     S.order = [];
     S.byId = {};
@@ -1800,6 +1804,7 @@
   function statusText() {
     if (S.handoff === 'human_connected') return t('with_person');
     if (S.handoff !== 'handoff_pending') return '';
+    if (S.queuePosition) return t('queue_position', { n: S.queuePosition });
     if (!S.waitUntil) return t('waiting');
     var left = (S.waitUntil - Date.now()) / 1000;
     return left > 0 ? t('waiting_min', { n: Math.ceil(left / 60) }) : t('waiting_soon');
@@ -1837,6 +1842,8 @@
     request('POST', '/handoff', { visitor_id: S.visitor, conversation_id: S.conv }).then(function (r) {
       if (!r.ok || !r.data) return showError(errorText(r));
       setState(r.data);
+      // After business hours: the workspace's offline message (it asks for an email).
+      if (r.data.offline && r.data.offline_message) notice(String(r.data.offline_message));
       focusComposer(); // the button is gone now
     }, function () {
       showError(t('unreachable'));

@@ -2,11 +2,12 @@ import { conversationBehaviour } from './conversation/behaviour';
 import type { ActorDeps } from './deps';
 import type { AnyBehaviour } from './runtime/host';
 import type { Actors } from './runtime/router';
+import { routingBehaviour } from './routing/behaviour';
 import { visitorBehaviour } from './visitor/behaviour';
 
 /** The actor kinds every Parley web node hosts. */
 export function parleyBehaviours(deps: ActorDeps): AnyBehaviour[] {
-  return [conversationBehaviour(deps), visitorBehaviour(deps)];
+  return [conversationBehaviour(deps), visitorBehaviour(deps), routingBehaviour(deps)];
 }
 
 /** An Actors that forwards to a system started later (behaviours are built before it exists). */

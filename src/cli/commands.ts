@@ -9,6 +9,7 @@ import { cannedCreate, tagCreate } from './catalogue';
 import { integrationConnect, integrationDisconnect } from './integration';
 import { seedDemo } from './seed';
 import { webhookCreate, webhookDelete, webhookList } from './webhook';
+import { routingShow, routingUpdate, userUpdate } from './routing';
 
 /** Every `parley` command by its words, in the order `parley --help` lists them. */
 export const COMMANDS: Readonly<Record<string, Command>> = {
@@ -23,6 +24,7 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
   'user password': userPassword,
   'user revoke-sessions': userRevokeSessions,
   'user suspend': userSuspend,
+  'user update': userUpdate,
   'chatbot create': chatbotCreate,
   'chatbot list': chatbotList,
   'chatbot show': chatbotShow,
@@ -36,6 +38,8 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
   'webhook create': webhookCreate,
   'webhook list': webhookList,
   'webhook delete': webhookDelete,
+  'routing show': routingShow,
+  'routing update': routingUpdate,
   'seed demo': seedDemo,
 };
 

@@ -26,6 +26,10 @@ export class Conversation extends Model<InferAttributes<Conversation>, InferCrea
   declare resolvedByAi: CreationOptional<boolean>;
   declare assignedUserId: CreationOptional<number | null>;
   declare handoffRequestedAt: CreationOptional<Date | null>;
+  /** When the router (auto mode) gave the conversation to its holder: the accept timer runs from here. */
+  declare routedAt: CreationOptional<Date | null>;
+  /** The agent who let the accept timer lapse: the router offers it to someone else first. */
+  declare passedOverUserId: CreationOptional<number | null>;
   declare slaBreachedAt: CreationOptional<Date | null>;
   declare visitorName: CreationOptional<string | null>;
   declare visitorEmail: CreationOptional<string | null>;
@@ -82,6 +86,8 @@ export class Conversation extends Model<InferAttributes<Conversation>, InferCrea
         resolvedByAi: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: false },
         assignedUserId: { type: DataTypes.INTEGER, allowNull: true },
         handoffRequestedAt: { type: DataTypes.DATE, allowNull: true },
+        routedAt: { type: DataTypes.DATE, allowNull: true },
+        passedOverUserId: { type: DataTypes.INTEGER, allowNull: true },
         slaBreachedAt: { type: DataTypes.DATE, allowNull: true },
         visitorName: { type: DataTypes.STRING(255), allowNull: true },
         visitorEmail: { type: DataTypes.STRING(255), allowNull: true },

@@ -4,6 +4,8 @@ import type { Company } from './Company';
 import type { NotificationPreference } from './NotificationPreference';
 import type { PushSubscription } from './PushSubscription';
 
+export type RoutingStatus = 'online' | 'away';
+
 /** A person who signs in to one workspace; the email is unique platform-wide because sign-in is by email alone. */
 export class User extends Model<InferAttributes<User>, InferCreationAttributes<User>> {
   declare id: CreationOptional<number>;
@@ -15,6 +17,11 @@ export class User extends Model<InferAttributes<User>, InferCreationAttributes<U
   declare avatarUrl: CreationOptional<string | null>;
   declare timezone: CreationOptional<string | null>;
   declare suspendedAt: CreationOptional<Date | null>;
+  /** `online` or `away` (PATCH /api/agent/me/status): only online agents are given conversations by the router. */
+  declare routingStatus: CreationOptional<RoutingStatus>;
+  /** Open human conversations the router gives this agent at most; null = the workspace's capacity. */
+  declare capacity: CreationOptional<number | null>;
+  declare lastAssignedAt: CreationOptional<Date | null>;
   declare createdAt: CreationOptional<Date>;
   declare updatedAt: CreationOptional<Date>;
 
@@ -34,6 +41,9 @@ export class User extends Model<InferAttributes<User>, InferCreationAttributes<U
         avatarUrl: { type: DataTypes.TEXT, allowNull: true },
         timezone: { type: DataTypes.STRING(64), allowNull: true },
         suspendedAt: { type: DataTypes.DATE, allowNull: true },
+        routingStatus: { type: DataTypes.STRING(10), allowNull: false, defaultValue: 'online' },
+        capacity: { type: DataTypes.INTEGER, allowNull: true },
+        lastAssignedAt: { type: DataTypes.DATE, allowNull: true },
         createdAt: DataTypes.DATE,
         updatedAt: DataTypes.DATE,
       },

@@ -63,6 +63,7 @@ export type { MessageRating, MessageRole } from './Message';
 export type { NotificationEvents } from './NotificationPreference';
 export type { SuggestionOutcome } from './AiSuggestion';
 export type { UsageKind } from './UsageRecord';
+export type { RoutingStatus } from './User';
 
 // Company.ts is owned elsewhere; its association properties are merged in here.
 declare module './Company' {

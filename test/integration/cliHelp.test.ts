@@ -61,7 +61,7 @@ describe('parley --help and --version (real process)', function () {
   it('parley <group> --help lists the commands of that group', async () => {
     const help = text(await run(['user', '--help']));
     const names = Object.keys(COMMANDS).filter((name) => name.startsWith('user '));
-    assert.deepEqual(names, ['user create', 'user list', 'user password', 'user revoke-sessions', 'user suspend']);
+    assert.deepEqual(names, ['user create', 'user list', 'user password', 'user revoke-sessions', 'user suspend', 'user update']);
     for (const name of names) assert.ok(help.includes(COMMANDS[name]!.summary), name);
     assert.ok(!help.includes(COMMANDS['workspace create']!.summary));
   });

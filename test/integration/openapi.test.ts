@@ -194,6 +194,12 @@ const SCENARIOS: Record<string, Scenario> = {
   },
   'DELETE /api/agent/push/subscriptions': (t) => call(t, 'DELETE /api/agent/push/subscriptions', { body: exampleBody(t, 'DELETE /api/agent/push/subscriptions') }),
   'GET /api/agent/notifications': (t) => call(t, 'GET /api/agent/notifications'),
+  'GET /api/agent/me/status': (t) => call(t, 'GET /api/agent/me/status'),
+  // Online again at the end: the switch leaves the tenant as it found it.
+  'PATCH /api/agent/me/status': async (t) => [await call(t, 'PATCH /api/agent/me/status', { body: { status: 'away' } }), await call(t, 'PATCH /api/agent/me/status', { body: { status: 'online' } })],
+  'GET /api/portal/routing': (t) => call(t, 'GET /api/portal/routing'),
+  // Manual mode stays: the other scenarios run against today's behaviour.
+  'PUT /api/portal/routing': (t) => call(t, 'PUT /api/portal/routing', { body: { capacity: 4, accept_seconds: 90 } }),
   'PATCH /api/agent/notifications': (t) => call(t, 'PATCH /api/agent/notifications', { body: exampleBody(t, 'PATCH /api/agent/notifications') }),
 
   'GET /widget/{key}/config': (t) => call(t, 'GET /widget/{key}/config'),
@@ -228,8 +234,9 @@ const SCENARIOS: Record<string, Scenario> = {
   'GET /inbox': async (t) => [await call(t, 'GET /inbox'), await request('GET', '/inbox/conversations/0b4e7a52-6f1c-4a8e-9d3b-2c5f8e1a7b90')],
 };
 
-// The spec's counts plus the extensions: v1's catch-up endpoint, the portal's five webhook endpoints, the widget's answer feedback.
-const SPEC_COUNTS = { v1: 8, portal: 19, agent: 34, widget: 8 };
+// The spec's counts plus the extensions: v1's catch-up endpoint, the portal's five webhook endpoints and
+// two routing endpoints, the agent's status endpoints, the widget's answer feedback.
+const SPEC_COUNTS = { v1: 8, portal: 21, agent: 36, widget: 8 };
 
 /** Every JSON Schema object the document embeds (components, parameters, bodies, answers, events). */
 function embeddedSchemas(validator: DocumentValidator): Array<[string, unknown]> {
@@ -285,7 +292,7 @@ describe('OpenAPI 3.1 document (GET /openapi.json)', function () {
     assert.deepEqual(phantom.map(endpointKey), [], 'documented routes the app does not serve');
   });
 
-  it("keeps each surface's endpoint count: v1 8, portal 19, agent 34, widget 8", () => {
+  it("keeps each surface's endpoint count: v1 8, portal 21, agent 36, widget 8", () => {
     const counts = Object.fromEntries(Object.keys(SPEC_COUNTS).map((surface) => [surface, ENDPOINTS.filter((endpoint) => endpoint.surface === surface).length]));
     assert.deepEqual(counts, SPEC_COUNTS);
   });

@@ -2,6 +2,7 @@ import { alertIfHidden, unlockSound, type Alert } from './alerts.js';
 import { ApiError, conversationPath, explain, forgetSession, get, post, ROOT, storedToken, storeSession, tokenPastHalfLife, whenUnauthorized } from './api.js';
 import { renderCanned, resetComposer, setUpComposer, switchComposer } from './composer.js';
 import { announce, byId, debounce, toast } from './dom.js';
+import { setUpAvailability } from './availability.js';
 import { renderDetails, setUpTabs } from './details.js';
 import { neighbour, renderFilters, renderList, threadUrl } from './list.js';
 import { signIn } from './login.js';
@@ -226,6 +227,7 @@ async function start(user: Agent, company: { id: number; name: string }): Promis
   state.companyId = company.id;
   byId('company-name').textContent = company.name;
   byId('user-name').textContent = `${user.name} (${user.role})`;
+  setUpAvailability();
   byId('login').hidden = true;
   byId('app').hidden = false;
   const opening = state.openId;

@@ -5,6 +5,7 @@ import { notFound } from '../../errors';
 import { Chatbot, Company, type Conversation } from '../../models';
 import type { Branding } from '../../domain/chatbots/branding';
 import { settingsOf } from '../../domain/chatbots/flags';
+import { routingOf, type RoutingSettings } from '../../domain/routing/settings';
 import type { NotificationEvent } from '../../domain/notifications/preferences';
 import { visitorDisplayName } from '../../domain/visitors/displayName';
 import { companyChannel, conversationChannels } from '../../realtime/channels';
@@ -48,6 +49,16 @@ export class ConversationActor {
     const chatbot = this.loaded();
     const stored = await Chatbot.findByPk(chatbot.id, { attributes: ['id', 'branding'] });
     return settingsOf(stored ?? chatbot);
+  }
+
+  /**
+   * The chatbot's settings and the workspace's routing settings, both as stored now, in one query:
+   * a visitor's turn needs both (business hours decide whether the AI answers) and is the hot path.
+   */
+  async settingsWithRouting(): Promise<{ settings: Branding; routing: RoutingSettings }> {
+    const chatbot = this.loaded();
+    const stored = await Chatbot.findByPk(chatbot.id, { attributes: ['id', 'branding'], include: [{ model: Company, as: 'company', attributes: ['id', 'settings'] }] });
+    return { settings: settingsOf(stored ?? chatbot), routing: routingOf(stored?.company ?? chatbot.company) };
   }
 
   get companyId(): number {

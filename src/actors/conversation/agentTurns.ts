@@ -9,6 +9,7 @@ import { visitorActorId } from '../visitor/protocol';
 import type { ConversationActor } from './actor';
 import type { ConversationView, InviteInput, SentMessage, StoredNote } from './protocol';
 import type { Unit } from './record';
+import { routeNext } from './routing';
 import { announceHolder, move, stopSlaClock } from './stateMoves';
 
 // What agents do in a conversation: hold it, answer, invite, annotate, read.
@@ -35,11 +36,19 @@ export async function takeover(actor: ConversationActor, userId: number): Promis
   return view;
 }
 
-export const release = (actor: ConversationActor, userId: number) => move(actor, moves.release(actor.conversation()), 'released', 'agent', userId);
+export async function release(actor: ConversationActor, userId: number): Promise<ConversationView> {
+  const changes = moves.release(actor.conversation());
+  const view = await move(actor, changes, 'released', 'agent', userId);
+  if (changes) await routeNext(actor); // a seat came free
+  return view;
+}
 
 export async function resolve(actor: ConversationActor, userId: number): Promise<ConversationView> {
+  const held = actor.conversation().status === 'agent';
   const view = await move(actor, moves.resolve(actor.conversation(), new Date()), 'resolved', 'agent', userId);
   await stopSlaClock(actor);
+  // A seat came free.
+  if (held) await routeNext(actor);
   return view;
 }
 

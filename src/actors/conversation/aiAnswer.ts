@@ -16,6 +16,7 @@ import type { ConversationActor } from './actor';
 import { DeltaBatcher, WatchGate } from './deltas';
 import type { StoredAnswer, VisitorChunk, VisitorMessageReply } from './protocol';
 import { startIdleClock } from './idleClose';
+import { routeNext } from './routing';
 import { startSlaClock } from './stateMoves';
 
 type Answered = Extract<VisitorMessageReply, { outcome: 'answered' | 'failed' }>;
@@ -96,6 +97,7 @@ async function escalateToHuman(actor: ConversationActor, question: Message): Pro
   });
   await startSlaClock(actor, now);
   actor.push('handoff_requested', now.getTime(), 'asked the AI for a person.');
+  await routeNext(actor);
   return answer;
 }
 

@@ -7,6 +7,7 @@ import { block } from './abuse';
 import * as records from './agentRecords';
 import * as agent from './agentTurns';
 import { idleCheck } from './idleClose';
+import { acceptCheck, autoAssign } from './routing';
 import { slaCheck } from './stateMoves';
 import { TypingState } from './typing';
 import * as visitor from './visitorTurns';
@@ -59,6 +60,8 @@ export function conversationBehaviour(deps: ActorDeps): ActorBehaviour<'conversa
           slaCheck: ({ requestedAt }) => slaCheck(actor, requestedAt),
           idleCheck: ({ answerId }) => idleCheck(actor, answerId),
           typing: (signal) => typing.signal(signal),
+          autoAssign: ({ userId, capacity, acceptSeconds }) => autoAssign(actor, userId, capacity, acceptSeconds),
+          acceptCheck: ({ userId, routedAt }) => acceptCheck(actor, userId, routedAt),
         },
       };
     },

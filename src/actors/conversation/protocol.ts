@@ -139,6 +139,10 @@ declare module '../runtime/protocol' {
       rateAnswer: { message: { chatbotId: number; visitorKey: string } & AnswerRating; reply: { ok: true } };
       /** A tell from a socket: passes through the owner so it is ordered with the thread and reaches every node. */
       typing: { message: TypingSignal };
+      /** The workspace's router gives this waiting conversation to an agent (auto mode, docs/routing.md). */
+      autoAssign: { message: AgentRef & { capacity: number; acceptSeconds: number }; reply: 'assigned' | 'full' | 'gone' };
+      /** The accept timer of the router's assignment at `routedAt` (ISO 8601) ran out. */
+      acceptCheck: { message: AgentRef & { routedAt: string } };
     };
   }
 }

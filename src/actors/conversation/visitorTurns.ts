@@ -13,6 +13,8 @@ import { refuseBlocked, refuseFlood } from './abuse';
 import { answerTo, answerVisitor } from './aiAnswer';
 import { aiHadLastWord } from './idleClose';
 import type { ConversationView, VisitorChunk, VisitorDetails, VisitorMessageInput, VisitorMessageReply } from './protocol';
+import { routeNext } from './routing';
+import { isOpen } from '../../domain/routing/businessHours';
 import { move, startSlaClock, stopSlaClock } from './stateMoves';
 
 // What the visitor does in their conversation: write, ask for a person, start a new chat.
@@ -41,7 +43,7 @@ export async function visitorMessage(actor: ConversationActor, input: VisitorMes
   const aiWillAnswer = !existing || existing.status === 'closed' || moves.aiMayAnswer(existing);
   if (!retried && aiWillAnswer) await assertAllowance(bot.company);
   // Read once for the whole turn: the flags are read fresh per turn, so an operator's change applies from the next message.
-  const settings = await actor.settings();
+  const { settings, routing } = await actor.settingsWithRouting();
   const stored = retried ?? (await store(actor, input, settings));
   const conversation = actor.conversation();
   if (!retried) {
@@ -61,6 +63,8 @@ export async function visitorMessage(actor: ConversationActor, input: VisitorMes
   if (!moves.aiMayAnswer(conversation)) {
     return { ...base, outcome: 'held', note: conversation.handoffState === 'handoff_pending' ? WAITING_NOTE : HELD_NOTE };
   }
+  // Outside business hours without `ai_after_hours` the AI stays silent too: the visitor is told the workspace's offline message.
+  if (!routing.ai_after_hours && !isOpen(routing)) return { ...base, outcome: 'held', note: routing.offline_message };
   return answerVisitor(actor, stored, base, turn, settings);
 }
 
@@ -113,9 +117,11 @@ function unblocked(actor: ConversationActor, owner: Owner): Conversation {
 /** The widget's "new chat": idempotent; only the visitor who opened the conversation may close it. */
 export async function reset(actor: ConversationActor, owner: Owner): Promise<{ closed: true; conversationId: string }> {
   const conversation = unblocked(actor, owner);
+  const held = conversation.status === 'agent';
   // Not an agent's resolution, so no `resolved` event: the conversation simply ends (docs/api.md "Conversations").
   await move(actor, moves.closeByVisitor(conversation, new Date(), await aiHadLastWord(conversation.id)), null, 'visitor');
   await stopSlaClock(actor);
+  if (held) await routeNext(actor); // the agent's seat came free
   return { closed: true, conversationId: conversation.publicId };
 }
 

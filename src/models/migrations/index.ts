@@ -8,9 +8,10 @@ import { conversationTimezone } from './0007-conversation-timezone';
 import { inboxSearch } from './0008-inbox-search';
 import { inboxCounts } from './0009-inbox-counts';
 import { webhooks } from './0010-webhooks';
+import { routing } from './0011-routing';
 import { messageRatings } from './0012-message-ratings';
 import { knowledgeLanguages } from './0013-knowledge-languages';
 import type { Migration } from './types';
 
 /** Every migration in order. A new one is appended here, never edited once released. */
-export const migrations: Migration[] = [initialSchema, knowledgeTerms, inboxIndexes, tokenFamilies, oneOpenConversation, identitySub, conversationTimezone, inboxSearch, inboxCounts, webhooks, messageRatings, knowledgeLanguages];
+export const migrations: Migration[] = [initialSchema, knowledgeTerms, inboxIndexes, tokenFamilies, oneOpenConversation, identitySub, conversationTimezone, inboxSearch, inboxCounts, webhooks, routing, messageRatings, knowledgeLanguages];

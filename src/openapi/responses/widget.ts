@@ -22,7 +22,31 @@ export const widgetConfig = named(
   "The chatbot's public settings for the embed script.",
 );
 
-const stateFields = { status: conversationStatus, handoff_state: handoffState, wait_remaining: z.int().min(0).nullable(), messages: z.array(widgetMessage) };
+/** Auto routing only (docs/routing.md): absent in manual mode. */
+export const queuePositionField = z
+  .int()
+  .min(1)
+  .nullable()
+  .optional()
+  .describe('auto routing only: the place in the workspace queue while waiting for a person (1 = next); null when not waiting; absent in manual mode');
+
+const stateFields = {
+  status: conversationStatus,
+  handoff_state: handoffState,
+  wait_remaining: z.int().min(0).nullable(),
+  queue_position: queuePositionField,
+  messages: z.array(widgetMessage),
+};
+
+/** The handoff answer: where the conversation stands, and in auto mode its place in the queue. */
+export const handoffAnswer = named(
+  'HandoffAnswer',
+  conversationView.extend({
+    queue_position: queuePositionField,
+    offline: z.literal(true).optional().describe('outside business hours only: nobody is there now (the widget asks for an email)'),
+    offline_message: z.string().optional().describe("outside business hours only: the workspace's offline message"),
+  }),
+);
 
 export const latestState = named('WidgetLatestConversation', z.object({ conversation_id: uuid, ...stateFields }));
 export const conversationState = named('WidgetConversationState', z.object(stateFields));

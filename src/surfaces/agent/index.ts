@@ -8,6 +8,7 @@ import { conversationEndpoints } from './conversations';
 import { customerContextEndpoints } from './customerContext';
 import { inboxEndpoints } from './inbox';
 import { pushEndpoints } from './push';
+import { routingEndpoints } from './routing';
 import { sessionEndpoints } from './session';
 import { visitorEndpoints } from './visitors';
 
@@ -23,6 +24,7 @@ export const AGENT_ENDPOINTS: readonly SurfaceEndpoint[] = [
   ...customerContextEndpoints,
   ...assistEndpoints,
   ...pushEndpoints,
+  ...routingEndpoints,
 ];
 
 /** Agent app API: inbox apps, opened by `agent` tokens only (sign-in aside). */

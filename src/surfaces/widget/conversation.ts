@@ -3,8 +3,12 @@ import { visitorMayWrite } from '../../domain/conversations/identity';
 import { latestVisitorConversation, messagesAfter, visitorConversation, type VisitorOwner } from '../../domain/conversations/visitorConversations';
 import { notFound } from '../../errors';
 import { visitorId } from '../../http/visitorFields';
-import { conversationView, openElsewhere } from '../../openapi/responses/conversations';
-import { conversationState, latestState, resetAnswer } from '../../openapi/responses/widget';
+import { openElsewhere } from '../../openapi/responses/conversations';
+import { conversationState, handoffAnswer, latestState, resetAnswer } from '../../openapi/responses/widget';
+import { queueField } from '../../domain/routing/queue';
+import { routingOf } from '../../domain/routing/settings';
+import { currentView, placeInQueue } from './queuePlace';
+import { isOpen, offlineNotice } from '../../domain/routing/businessHours';
 import { presentConversationView, presentWidgetState } from '../../presenters/widget';
 import { endpoint } from '../endpoint';
 import { continueCustomerConversation, IDENTITY_HEADER, identityOf } from './customerConversation';
@@ -67,7 +71,7 @@ export const conversationEndpoints = [
       // This device's conversation may be another customer's (a shared browser): not this one's to read.
       if (!visitorMayWrite(conversation, { ...owner, sub })) throw notFound('Conversation');
       const state = presentWidgetState(conversation, await messagesAfter(conversation.id), chatbot.company.firstResponseTargetSeconds);
-      res.json({ conversation_id: conversation.publicId, ...state });
+      res.json({ conversation_id: conversation.publicId, ...state, ...(await queueField(conversation, routingOf(chatbot.company).mode)) });
     },
   }),
   endpoint({
@@ -83,7 +87,8 @@ export const conversationEndpoints = [
       const chatbot = await findWidgetChatbot(req.params.key);
       const query = parseQuery();
       const conversation = await visitorConversation(ownerOf(chatbot.id, query.visitor_id), req.params.conversation);
-      res.json(presentWidgetState(conversation, await messagesAfter(conversation.id, query.after), chatbot.company.firstResponseTargetSeconds));
+      const state = presentWidgetState(conversation, await messagesAfter(conversation.id, query.after), chatbot.company.firstResponseTargetSeconds);
+      res.json({ ...state, ...(await queueField(conversation, routingOf(chatbot.company).mode)) });
     },
   }),
   endpoint({
@@ -105,13 +110,22 @@ export const conversationEndpoints = [
     method: 'post',
     path: '/widget/{key}/handoff',
     summary: 'Ask for a person',
+    description:
+      'In auto routing (docs/routing.md) the workspace router is asked at once: the answer shows the conversation assigned (`human_connected`) or waiting with its `queue_position`. Outside business hours the answer adds `offline: true` and the offline message; with `ai_after_hours` the AI keeps the conversation (nobody is asked for), without it the conversation waits for a person.',
     limit: perIp('widget-handoff', 30),
     body: { schema: conversationBody, examples: [{ visitor_id: SAMPLE_VISITOR, conversation_id: SAMPLE_CONVERSATION }] },
-    responses: { 200: { description: 'Where the conversation stands now.', json: conversationView }, 403: BLOCKED, 404: NOT_THEIRS, 409: openElsewhere },
+    responses: { 200: { description: 'Where the conversation stands now.', json: handoffAnswer }, 403: BLOCKED, 404: NOT_THEIRS, 409: openElsewhere },
     handler: async ({ actors, body }, req, res) => {
-      const { owner, conversationId } = await ownConversation(req.params.key, body());
+      const { owner, conversationId, chatbot } = await ownConversation(req.params.key, body());
+      const routing = routingOf(chatbot.company);
+      const open = isOpen(routing);
+      // After hours with the AI allowed, nobody is asked for: the AI keeps the conversation and the widget asks for an email.
+      if (!open && routing.ai_after_hours) return void res.json({ ...(await currentView(chatbot.company, conversationId)), ...offlineNotice(routing) });
       const view = await actors.ask('conversation', conversationId, { type: 'requestHandoff', ...owner });
-      res.json(presentConversationView(view));
+      const closed = open ? {} : offlineNotice(routing);
+      if (routing.mode !== 'auto') return void res.json({ ...presentConversationView(view), ...closed });
+      const placed = await placeInQueue(actors, chatbot.company, conversationId);
+      res.json({ ...presentConversationView(placed.view ?? view), queue_position: placed.queuePosition, ...closed });
     },
   }),
 ];
@@ -121,5 +135,5 @@ async function ownConversation(key: string, body: { visitor_id: string; conversa
   const chatbot = await findWidgetChatbot(key);
   const owner = ownerOf(chatbot.id, body.visitor_id);
   await visitorConversation(owner, body.conversation_id);
-  return { owner, conversationId: body.conversation_id };
+  return { owner, conversationId: body.conversation_id, chatbot };
 }
