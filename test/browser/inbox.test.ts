@@ -1,14 +1,12 @@
 import { strict as assert } from 'node:assert';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { CannedReply, Conversation, ConversationTag, Message, Note } from '../../src/models';
 import { createCannedReply } from '../../src/domain/catalogue/createCannedReply';
 import { createTag } from '../../src/domain/catalogue/createTag';
 import { revokeSessions } from '../../src/domain/accounts/tokens';
-import { launchBrowser, openWidget, sendInWidget, startBrowserNode, stopBrowserNode, widget, widgetMessages } from '../support/browser';
+import { openWidget, sendInWidget, shopSuite, widget, widgetMessages } from '../support/browser';
 import { eventually } from '../support/eventually';
 import { fakeLlm } from '../support/hooks';
-import type { Running } from '../support/processes';
-import { html, startSite, type TestSite } from '../support/site';
 import * as make from '../support/factories';
 
 
@@ -16,26 +14,12 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('web inbox in real Chromium', function () {
   this.timeout(120_000);
-  let node: Running;
-  let base: string;
-  let browser: Browser;
-  let site: TestSite;
   let tenant: Awaited<ReturnType<typeof make.workspace>>;
   let agent: Awaited<ReturnType<typeof make.user>>;
   let bot: Awaited<ReturnType<typeof make.chatbot>>;
   const pageErrors: string[] = [];
 
-  before(async () => {
-    ({ node, base } = await startBrowserNode('inbox-browser-node'));
-    // The shop's page, on another origin than Parley, embeds the current test's chatbot.
-    site = await startSite({ '/': () => html(`<h1>Fjord Shop</h1><script src="${base}/widget.js" data-key="${bot.publicKey}" defer></script>`, '<title>Fjord Shop</title>') });
-    browser = await launchBrowser();
-  });
-  after(async () => {
-    await browser?.close();
-    await site?.close();
-    await stopBrowserNode(node);
-  });
+  const shop = shopSuite('inbox-browser-node', () => bot.publicKey);
   beforeEach(async () => {
     fakeLlm().reset();
     pageErrors.length = 0;
@@ -49,7 +33,7 @@ describe('web inbox in real Chromium', function () {
 
   /** A fresh browser context (its own localStorage), with script errors collected. */
   async function newPage(): Promise<Page> {
-    const page = await browser.newPage();
+    const page = await shop.browser.newPage();
     page.on('pageerror', (error) => pageErrors.push(error.message));
     return page;
   }
@@ -57,7 +41,7 @@ describe('web inbox in real Chromium', function () {
   /** Page A: the agent signs in through the form and waits until the inbox is live. */
   async function signIn(path = '/inbox'): Promise<Page> {
     const page = await newPage();
-    await page.goto(`${base}${path}`);
+    await page.goto(`${shop.base}${path}`);
     await page.getByLabel('Email').fill(agent.email);
     await page.getByLabel('Password').fill('password-123');
     await page.getByRole('button', { name: 'Sign in' }).click();
@@ -75,7 +59,7 @@ describe('web inbox in real Chromium', function () {
 
     const visitor = await newPage();
     fakeLlm().script({ reply: 'We ship to Norway within five days.', delayMs: 20 });
-    await openWidget(visitor, site.url('/'));
+    await openWidget(visitor, shop.site.url('/'));
     await sendInWidget(visitor, 'Do you ship to Norway?');
     await widgetMessages(visitor, 'assistant').filter({ hasText: 'We ship to Norway within five days.' }).waitFor({ timeout: 15_000 });
     const conversationId = await visitor.evaluate<string | undefined>(`Object.entries(localStorage).find(([key]) => key.endsWith(':conversation'))?.[1]`);
@@ -133,7 +117,7 @@ describe('web inbox in real Chromium', function () {
     // The visitor's next message goes through the widget endpoint; the AI streams slowly enough to watch.
     const words = Array.from({ length: 30 }, (_, i) => `word${i}`).join(' ');
     fakeLlm().script({ reply: words, delayMs: 120 });
-    const answered = fetch(`${base}/widget/${bot.publicKey}/stream`, {
+    const answered = fetch(`${shop.base}/widget/${bot.publicKey}/stream`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json' },
       body: JSON.stringify({ visitor_id: conversation.visitorKey, conversation_id: conversation.publicId, message: 'Still there?' }),
@@ -231,7 +215,7 @@ describe('web inbox in real Chromium', function () {
 
   it('lists live visitors and invites one to chat', async () => {
     const visitor = await newPage();
-    await visitor.goto(site.url('/'));
+    await visitor.goto(shop.site.url('/'));
     await widget(visitor, '[data-parley="launcher"]').waitFor();
     const visitorId = await eventually(
       () => visitor.evaluate<string | undefined>(`Object.entries(localStorage).find(([key]) => key.endsWith(':visitor'))?.[1]`),
@@ -269,7 +253,7 @@ describe('web inbox in real Chromium', function () {
     await inbox.context().setOffline(true);
     await inbox.locator('#connection[data-online="false"]').waitFor({ timeout: 10_000 });
     fakeLlm().script({ reply: 'Answered while you were away.' });
-    const stream = await fetch(`${base}/widget/${bot.publicKey}/stream`, {
+    const stream = await fetch(`${shop.base}/widget/${bot.publicKey}/stream`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json' },
       body: JSON.stringify({ visitor_id: conversation.visitorKey, conversation_id: conversation.publicId, message: 'Anyone there?' }),

@@ -1,39 +1,28 @@
 import { strict as assert } from 'node:assert';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { createTag } from '../../src/domain/catalogue/createTag';
 import { Conversation, ConversationTag, Message, TagSuggestion } from '../../src/models';
 import { seriousA11yProblems } from '../support/axe';
-import { launchBrowser, openWidget, sendInWidget, startBrowserNode, stopBrowserNode, widget, widgetMessages } from '../support/browser';
+import { openWidget, sendInWidget, shopSuite, widget, widgetMessages } from '../support/browser';
 import { eventually } from '../support/eventually';
 import * as make from '../support/factories';
 import { fakeLlm } from '../support/hooks';
 import { newPage, signInInbox, threadLines } from '../support/inboxPage';
-import type { Running } from '../support/processes';
-import { html, startSite, type TestSite } from '../support/site';
 
 const PHONE = { width: 390, height: 844 };
 
 describe('web inbox in real Chromium: every panel, phones and tablets, accessibility', function () {
   this.timeout(120_000);
-  let node: Running;
-  let base: string;
-  let browser: Browser;
-  let site: TestSite;
   let tenant: Awaited<ReturnType<typeof make.workspace>>;
   let agent: Awaited<ReturnType<typeof make.user>>;
   let bot: Awaited<ReturnType<typeof make.chatbot>>;
   const errors: string[] = [];
 
-  before(async () => {
+  const shop = shopSuite('inbox-panels-node', () => bot.publicKey, {
     // The demo workspace is on for this node, so `/` is the demo page with its widget.
-    ({ node, base } = await startBrowserNode('inbox-panels-node', { PARLEY_DEMO: '1' }));
-    site = await startSite({ '/': () => html(`<main><h1>Fjord Shop</h1></main><script src="${base}/widget.js" data-key="${bot.publicKey}" defer></script>`, '<title>Fjord Shop</title><meta name="viewport" content="width=device-width, initial-scale=1">') });
-    browser = await launchBrowser();
-  });
-  after(async () => {
-    await browser?.close();
-    await site?.close();
-    await stopBrowserNode(node);
+    env: { PARLEY_DEMO: '1' },
+    body: '<main><h1>Fjord Shop</h1></main>',
+    head: '<meta name="viewport" content="width=device-width, initial-scale=1">',
   });
   beforeEach(async () => {
     fakeLlm().reset();
@@ -45,7 +34,7 @@ describe('web inbox in real Chromium: every panel, phones and tablets, accessibi
   });
   afterEach(() => assert.deepEqual(errors, [], 'no script errors in any page'));
 
-  const inboxAt = async (path: string, options = {}, who = agent): Promise<Page> => signInInbox(await newPage(browser, errors, options), `${base}${path}`, who.email);
+  const inboxAt = async (path: string, options = {}, who = agent): Promise<Page> => signInInbox(await newPage(shop.browser, errors, options), `${shop.base}${path}`, who.email);
 
   it('summary with intent, customer context, tag suggestions (apply, dismiss), revenue, lead, block and unblock, watchers', async () => {
     const conversation = await make.conversation(bot, { messages: [['visitor', 'I want to return my boots, they are too small.']] });
@@ -148,9 +137,9 @@ describe('web inbox in real Chromium: every panel, phones and tablets, accessibi
     await tablet.locator('#details').waitFor({ state: 'hidden' });
     await tablet.close();
 
-    const visitor = await newPage(browser, errors, { viewport: PHONE, isMobile: true, hasTouch: true });
+    const visitor = await newPage(shop.browser, errors, { viewport: PHONE, isMobile: true, hasTouch: true });
     fakeLlm().script({ reply: 'Yes, on phones too.' });
-    await openWidget(visitor, site.url('/'));
+    await openWidget(visitor, shop.site.url('/'));
     await sendInWidget(visitor, 'Does this work on phones?');
     await widgetMessages(visitor, 'assistant').filter({ hasText: 'Yes, on phones too.' }).waitFor({ timeout: 15_000 });
     const panel = (await widget(visitor, '[data-parley="panel"]').boundingBox())!;
@@ -159,8 +148,8 @@ describe('web inbox in real Chromium: every panel, phones and tablets, accessibi
   });
 
   it('axe finds no critical or serious problem: demo page with the widget open, inbox list, open conversation, settings', async () => {
-    const demo = await newPage(browser, errors);
-    await demo.goto(`${base}/`);
+    const demo = await newPage(shop.browser, errors);
+    await demo.goto(`${shop.base}/`);
     await widget(demo, '[data-parley="launcher"]').click();
     await widget(demo, '[data-parley="composer"]').waitFor();
     assert.deepEqual(await seriousA11yProblems(demo), [], 'demo page with the widget open');
@@ -181,8 +170,8 @@ describe('web inbox in real Chromium: every panel, phones and tablets, accessibi
   });
 
   it('works with the keyboard only: the widget and the inbox composer', async () => {
-    const visitor = await newPage(browser, errors);
-    await visitor.goto(site.url('/'));
+    const visitor = await newPage(shop.browser, errors);
+    await visitor.goto(shop.site.url('/'));
     await widget(visitor, '[data-parley="launcher"]').waitFor();
     const focusedInWidget = () => visitor.evaluate(`document.activeElement?.id === 'parley-widget' ? document.activeElement.shadowRoot.activeElement?.getAttribute('data-parley') : null`);
     for (let i = 0; i < 10 && (await focusedInWidget()) !== 'launcher'; i++) await visitor.keyboard.press('Tab');
@@ -202,8 +191,8 @@ describe('web inbox in real Chromium: every panel, phones and tablets, accessibi
     await visitor.close();
 
     const conversation = await make.conversation(bot, { messages: [['visitor', 'Keyboard please']] });
-    const page = await newPage(browser, errors);
-    await page.goto(`${base}/inbox`);
+    const page = await newPage(shop.browser, errors);
+    await page.goto(`${shop.base}/inbox`);
     await page.keyboard.type(agent.email); // the email field has focus
     await page.keyboard.press('Tab');
     await page.keyboard.type('password-123');

@@ -1,36 +1,21 @@
 import { strict as assert } from 'node:assert';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { Company, Conversation } from '../../src/models';
-import { launchBrowser, openWidget, sendInWidget, startBrowserNode, stopBrowserNode, widget, widgetMessages } from '../support/browser';
+import { openWidget, sendInWidget, shopSuite, widget, widgetMessages } from '../support/browser';
 import { eventually } from '../support/eventually';
 import { fakeLlm } from '../support/hooks';
-import type { Running } from '../support/processes';
-import { html, startSite, type TestSite } from '../support/site';
 import * as make from '../support/factories';
 
 /** Auto routing as people see it (docs/routing.md): the inbox's availability switch, the widget's place in the queue. */
 describe('routing in real Chromium (inbox switch, widget queue)', function () {
   this.timeout(120_000);
-  let node: Running;
-  let base: string;
-  let browser: Browser;
-  let site: TestSite;
   let botKey = '';
   const pageErrors: string[] = [];
 
-  before(async () => {
-    ({ node, base } = await startBrowserNode('routing-browser-node'));
-    site = await startSite({ '/': () => html(`<h1>Fjord Shop</h1><script src="${base}/widget.js" data-key="${botKey}" defer></script>`, '<title>Fjord Shop</title>') });
-    browser = await launchBrowser();
-  });
-  after(async () => {
-    await browser?.close();
-    await site?.close();
-    await stopBrowserNode(node);
-  });
+  const shop = shopSuite('routing-browser-node', () => botKey);
 
   async function newPage(): Promise<Page> {
-    const page = await browser.newPage();
+    const page = await shop.browser.newPage();
     page.on('pageerror', (error) => pageErrors.push(error.message));
     return page;
   }
@@ -44,7 +29,7 @@ describe('routing in real Chromium (inbox switch, widget queue)', function () {
     await make.providerKey(company, bot.provider);
 
     const inbox = await newPage();
-    await inbox.goto(`${base}/inbox`);
+    await inbox.goto(`${shop.base}/inbox`);
     await inbox.getByLabel('Email').fill(agent.email);
     await inbox.getByLabel('Password').fill('password-123');
     await inbox.getByRole('button', { name: 'Sign in' }).click();
@@ -56,7 +41,7 @@ describe('routing in real Chromium (inbox switch, widget queue)', function () {
 
     const visitor = await newPage();
     fakeLlm().script({ reply: 'Happy to help.' });
-    await openWidget(visitor, site.url('/'));
+    await openWidget(visitor, shop.site.url('/'));
     await sendInWidget(visitor, 'I need a person.');
     await widgetMessages(visitor, 'assistant').filter({ hasText: 'Happy to help.' }).waitFor({ timeout: 15_000 });
     await widget(visitor, '[data-parley="handoff"]').click();

@@ -1,35 +1,19 @@
 import { strict as assert } from 'node:assert';
-import type { Browser } from 'playwright-core';
 import { Conversation, Message } from '../../src/models';
-import { launchBrowser, openWidget, sendInWidget, startBrowserNode, stopBrowserNode, widget, widgetMessages } from '../support/browser';
+import { openWidget, sendInWidget, shopSuite, widget, widgetMessages } from '../support/browser';
 import { eventually } from '../support/eventually';
 import * as make from '../support/factories';
 import { fakeLlm } from '../support/hooks';
 import { newPage, signInInbox, threadLines } from '../support/inboxPage';
-import type { Running } from '../support/processes';
-import { html, startSite, type TestSite } from '../support/site';
 
 describe('widget in real Chromium: answer feedback, dark mode, agent typing', function () {
   this.timeout(120_000);
-  let node: Running;
-  let base: string;
-  let browser: Browser;
-  let site: TestSite;
   let tenant: Awaited<ReturnType<typeof make.workspace>>;
   let agent: Awaited<ReturnType<typeof make.user>>;
   let bot: Awaited<ReturnType<typeof make.chatbot>>;
   const errors: string[] = [];
 
-  before(async () => {
-    ({ node, base } = await startBrowserNode('widget-feedback-node'));
-    site = await startSite({ '/': () => html(`<h1>Fjord Shop</h1><script src="${base}/widget.js" data-key="${bot.publicKey}" defer></script>`, '<title>Fjord Shop</title>') });
-    browser = await launchBrowser();
-  });
-  after(async () => {
-    await browser?.close();
-    await site?.close();
-    await stopBrowserNode(node);
-  });
+  const shop = shopSuite('widget-feedback-node', () => bot.publicKey);
   beforeEach(async () => {
     fakeLlm().reset();
     errors.length = 0;
@@ -44,9 +28,9 @@ describe('widget in real Chromium: answer feedback, dark mode, agent typing', fu
     page.evaluate<string | undefined>(`Object.entries(localStorage).find(([key]) => key.endsWith(':conversation'))?.[1]`);
 
   it('rates an AI answer with thumbs up or down; the agent sees it live in the inbox; the choice survives a reload', async () => {
-    const visitor = await newPage(browser, errors);
+    const visitor = await newPage(shop.browser, errors);
     fakeLlm().script({ reply: 'We ship to Norway within five days.' });
-    await openWidget(visitor, site.url('/'));
+    await openWidget(visitor, shop.site.url('/'));
     await sendInWidget(visitor, 'Do you ship to Norway?');
     const answer = widgetMessages(visitor, 'assistant').filter({ hasText: 'We ship to Norway within five days.' });
     await answer.waitFor({ timeout: 15_000 });
@@ -60,7 +44,7 @@ describe('widget in real Chromium: answer feedback, dark mode, agent typing', fu
     const stored = async () => (await Message.findOne({ where: { conversationId: conversation!.id, role: 'assistant' } }))?.rating;
     assert.equal(await eventually(stored, (rating) => rating === 'up'), 'up');
 
-    const inbox = await signInInbox(await newPage(browser, errors), `${base}/inbox/conversations/${conversationId}`, agent.email);
+    const inbox = await signInInbox(await newPage(shop.browser, errors), `${shop.base}/inbox/conversations/${conversationId}`, agent.email);
     await threadLines(inbox, 'assistant').locator('.rating').filter({ hasText: 'found this helpful' }).waitFor({ timeout: 10_000 });
     await down.click();
     await answer.locator('button[data-rating="down"][aria-pressed="true"]').waitFor();
@@ -79,8 +63,8 @@ describe('widget in real Chromium: answer feedback, dark mode, agent typing', fu
   });
 
   it('follows the visitor’s dark mode with a neutral theme, live; a fixed theme stays as chosen', async () => {
-    const visitor = await newPage(browser, errors, { colorScheme: 'dark' });
-    await openWidget(visitor, site.url('/'));
+    const visitor = await newPage(shop.browser, errors, { colorScheme: 'dark' });
+    await openWidget(visitor, shop.site.url('/'));
     const root = widget(visitor, '.pw');
     assert.equal(await root.getAttribute('data-scheme'), 'dark', 'the default theme (minimal) follows the system');
     // The panel, bubbles and bars are painted from these variables.
@@ -92,21 +76,21 @@ describe('widget in real Chromium: answer feedback, dark mode, agent typing', fu
     await visitor.close();
 
     await bot.update({ branding: { ...bot.branding, theme: 'ocean' } });
-    const fixed = await newPage(browser, errors, { colorScheme: 'dark' });
-    await openWidget(fixed, site.url('/'));
+    const fixed = await newPage(shop.browser, errors, { colorScheme: 'dark' });
+    await openWidget(fixed, shop.site.url('/'));
     assert.equal(await widget(fixed, '.pw').getAttribute('data-scheme'), 'light', 'ocean is the operator’s choice');
     await fixed.close();
   });
 
   it('shows "<agent> is typing…" while the agent writes in the inbox', async () => {
-    const visitor = await newPage(browser, errors);
+    const visitor = await newPage(shop.browser, errors);
     fakeLlm().script({ reply: 'A person will help you.' });
-    await openWidget(visitor, site.url('/'));
+    await openWidget(visitor, shop.site.url('/'));
     await sendInWidget(visitor, 'Can a person help?');
     await widgetMessages(visitor, 'assistant').filter({ hasText: 'A person will help you.' }).waitFor({ timeout: 15_000 });
     const conversationId = await conversationOf(visitor);
 
-    const inbox = await signInInbox(await newPage(browser, errors), `${base}/inbox/conversations/${conversationId}`, agent.email);
+    const inbox = await signInInbox(await newPage(shop.browser, errors), `${shop.base}/inbox/conversations/${conversationId}`, agent.email);
     await inbox.locator('[data-action="takeover"]').click();
     await inbox.locator('[data-action="release"]').waitFor();
     await inbox.locator('#draft').pressSequentially('Hello, Sam h');

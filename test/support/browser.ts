@@ -4,6 +4,7 @@ import { freePort } from '../../src/db/freePort';
 import { REDIS_URL, TEST_ENV, TEST_REDIS_PREFIX } from './env';
 import { fakeLlm } from './hooks';
 import { childEnv, Running, SERVER } from './processes';
+import { html, startSite, type TestSite } from './site';
 
 /**
  * Flags for a headless Chromium in a container: no sandbox (we often run as root), no GPU, and no
@@ -65,6 +66,36 @@ async function freshLoopbackLimits(): Promise<void> {
 export async function stopBrowserNode(node: Running | undefined): Promise<void> {
   node?.child.kill('SIGTERM');
   await node?.exitWithin(15_000);
+}
+
+/** What a browser test file shares: a web node of its own, a shop on another origin embedding the widget, one Chromium. */
+export interface ShopSuite {
+  node: Running;
+  /** The node's base URL. */
+  base: string;
+  browser: Browser;
+  /** The shop: its `/` embeds the widget of the chatbot `keyOf` names when the page is served. */
+  site: TestSite;
+}
+
+/**
+ * Starts a `ShopSuite` before the file's tests and stops it after them (mocha hooks). The chatbot is
+ * named per request, so each test may embed a chatbot of its own.
+ */
+export function shopSuite(nodeId: string, keyOf: () => string, options: { env?: Record<string, string>; body?: string; head?: string } = {}): ShopSuite {
+  const suite = {} as ShopSuite;
+  before(async () => {
+    Object.assign(suite, await startBrowserNode(nodeId, options.env));
+    const page = () => `${options.body ?? '<h1>Fjord Shop</h1>'}<script src="${suite.base}/widget.js" data-key="${keyOf()}" defer></script>`;
+    suite.site = await startSite({ '/': () => html(page(), `<title>Fjord Shop</title>${options.head ?? ''}`) });
+    suite.browser = await launchBrowser();
+  });
+  after(async () => {
+    await suite.browser?.close();
+    await suite.site?.close();
+    await stopBrowserNode(suite.node);
+  });
+  return suite;
 }
 
 /** The embedded widget on a page, driven through its `data-parley` hooks. */
