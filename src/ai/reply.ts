@@ -1,6 +1,6 @@
 import type { ProviderSlug } from '../../config/providers';
 import { matchedWords } from '../domain/knowledge/matches';
-import { retrievePassages } from '../domain/knowledge/retrieve';
+import { retrieveByMeaning } from '../domain/knowledge/meaning';
 import type { Chatbot } from '../models';
 import { resolveEndpoint, type EndpointDeps } from './endpoint';
 import { EXTRACTIVE_PASSAGES, extractiveAnswer } from './extractive';
@@ -26,15 +26,16 @@ export interface GeneratedReply extends Completion {
 const PASSAGES = 5;
 
 /**
- * One AI reply: retrieve the chatbot's best passages, then ask its provider (streaming when
+ * One AI reply: retrieve the chatbot's best passages (by meaning too where the provider offers
+ * embeddings), then ask its provider (streaming when
  * `onDelta` is given) with the workspace's key or the platform's; with no key at all, answer
  * extractively. Throws ProviderError when the provider fails. Recording usage is the caller's, in the
  * transaction that stores the reply (domain/usage/recordUsage).
  */
 export async function generateReply(deps: EndpointDeps, input: ReplyInput): Promise<GeneratedReply> {
   const { chatbot, question, history, language, signal, onDelta } = input;
-  const passages = await retrievePassages(chatbot.id, question, PASSAGES);
   const endpoint = await resolveEndpoint(deps, chatbot.companyId, chatbot.provider);
+  const passages = await retrieveByMeaning(deps, endpoint, chatbot.id, question, PASSAGES);
   if (!endpoint) {
     const matched = await matchedWords(chatbot.id, question, passages.slice(0, EXTRACTIVE_PASSAGES));
     const { used, ...answer } = await extractiveAnswer(question, passages, { signal, onDelta }, matched);

@@ -16,7 +16,7 @@ import { html, startSite, type SitePage, type TestSite } from '../support/site';
 import * as make from '../support/factories';
 
 const logger = pino({ level: 'silent' });
-const crawlAllowed = { config: { crawl: { allowPrivate: true, maxPages: 10, maxBytesPerPage: 2 * 1024 * 1024 } }, logger };
+const crawlAllowed = () => ({ ...server().ctx, config: { ...server().ctx.config, crawl: { allowPrivate: true, maxPages: 10, maxBytesPerPage: 2 * 1024 * 1024 } }, logger });
 
 const train = (bot: Chatbot, title: string, content: string) => trainDocument(server().ctx, bot, { type: 'text', title, content });
 
@@ -102,7 +102,7 @@ describe('knowledge: retrieval, crawling, deletion, the indexing worker', () => 
       const { company } = await make.workspace();
       const bot = await make.chatbot(company);
       const source = await KnowledgeSource.create({ companyId: company.id, chatbotId: bot.id, type: 'url', title: 'Shop', sourceUrl: site.url('/') });
-      const indexed = await indexSource(crawlAllowed, source.id, { finalAttempt: false });
+      const indexed = await indexSource(crawlAllowed(), source.id, { finalAttempt: false });
       assert.equal(indexed?.status, 'ready');
 
       const pages = await KnowledgeSource.findAll({ where: { parentId: source.id }, order: [['sourceUrl', 'ASC']] });
@@ -125,10 +125,10 @@ describe('knowledge: retrieval, crawling, deletion, the indexing worker', () => 
       const changing = await startSite(pages);
       try {
         const source = await KnowledgeSource.create({ companyId: company.id, chatbotId: bot.id, type: 'url', title: 'Shop', sourceUrl: changing.url('/') });
-        await indexSource(crawlAllowed, source.id, { finalAttempt: false });
+        await indexSource(crawlAllowed(), source.id, { finalAttempt: false });
         const before = await KnowledgeSource.findAll({ where: { parentId: source.id } });
         Object.assign(pages, shopSite(partner.origin, 'Parcels to Iceland travel by ferry and take two weeks.'));
-        await indexSource(crawlAllowed, source.id, { finalAttempt: false });
+        await indexSource(crawlAllowed(), source.id, { finalAttempt: false });
         const after = await KnowledgeSource.findAll({ where: { parentId: source.id } });
         assert.equal(after.length, before.length);
         assert.equal(await KnowledgeSource.count({ where: { id: before.map((p) => p.id) } }), 0, 'old pages are gone');
@@ -161,7 +161,7 @@ describe('knowledge: retrieval, crawling, deletion, the indexing worker', () => 
         const bot = await make.chatbot(company);
         const neighbour = await make.chatbot((await make.workspace()).company);
         const source = await KnowledgeSource.create({ companyId: company.id, chatbotId: bot.id, type: 'url', title: 'Shop', sourceUrl: site.url('/') });
-        await indexSource(crawlAllowed, source.id, { finalAttempt: false });
+        await indexSource(crawlAllowed(), source.id, { finalAttempt: false });
         const page = await KnowledgeSource.findOne({ where: { parentId: source.id } });
         const kept = (await train(bot, 'Kept', 'This document stays.')).source;
 

@@ -29,6 +29,11 @@ export interface FakeLlmScript {
   safetyBlock?: boolean;
   /** Pause between two deltas of a stream. */
   delayMs?: number;
+  /**
+   * The vector `/v1/embeddings` answers for one input text. Default: wordVector, a deterministic
+   * stand-in that proves the wire protocol, storage and fusion, not a model of meaning.
+   */
+  embed?: (text: string) => number[];
   times?: number;
 }
 
@@ -110,6 +115,11 @@ export async function startFakeLlm(): Promise<FakeLlm> {
       return;
     }
 
+    if (route.embeddings) {
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(embeddingsAnswer(body, script.embed ?? wordVector)));
+      return;
+    }
+
     answered += 1;
     const answer = answerFor(route.protocol, body, route.model, script, answered);
     if (!stream) {
@@ -170,12 +180,15 @@ interface Route {
   protocol: Protocol;
   streaming: boolean;
   model?: string;
+  /** OpenAI's `POST /v1/embeddings` rather than a chat call. */
+  embeddings?: boolean;
 }
 
 function routeOf(req: IncomingMessage): Route | undefined {
   if (req.method !== 'POST') return undefined;
   const { pathname, searchParams } = new URL(req.url ?? '/', 'http://fake');
   if (pathname === '/v1/chat/completions') return { protocol: openai, streaming: false };
+  if (pathname === '/v1/embeddings') return { protocol: openai, streaming: false, embeddings: true };
   if (pathname === '/v1/messages') return { protocol: anthropic, streaming: false };
   const match = /^\/v1beta\/models\/([^/:]+):(streamGenerateContent|generateContent)$/.exec(pathname);
   if (!match) return undefined;
@@ -199,6 +212,32 @@ function answerFor(protocol: Protocol, body: unknown, pathModel: string | undefi
     includeUsage: (body as { stream_options?: { include_usage?: unknown } } | undefined)?.stream_options?.include_usage === true,
     safetyBlock: script.safetyBlock === true,
   };
+}
+
+/** OpenAI's embeddings answer: one vector per input (a string or a list of them), in order, with usage. */
+function embeddingsAnswer(body: unknown, embed: (text: string) => number[]): unknown {
+  const { input, model } = (body ?? {}) as { input?: unknown; model?: unknown };
+  const texts = (Array.isArray(input) ? input : [input]).map(String);
+  const tokens = texts.reduce((sum, text) => sum + Math.ceil(text.length / 4), 0);
+  return {
+    object: 'list',
+    data: texts.map((text, index) => ({ object: 'embedding', index, embedding: embed(text) })),
+    model: typeof model === 'string' ? model : 'unknown',
+    usage: { prompt_tokens: tokens, total_tokens: tokens },
+  };
+}
+
+const WORD_VECTOR_DIMENSIONS = 64;
+
+/** A hashed bag of lower-cased words: texts sharing words point alike. Deterministic; no meaning beyond spelling. */
+export function wordVector(text: string): number[] {
+  const vector = new Array<number>(WORD_VECTOR_DIMENSIONS).fill(0);
+  for (const word of text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []) {
+    let hash = 2166136261;
+    for (const char of word) hash = Math.imul(hash ^ char.codePointAt(0)!, 16777619);
+    vector[(hash >>> 0) % WORD_VECTOR_DIMENSIONS]! += 1;
+  }
+  return vector;
 }
 
 /** A few words per delta, whitespace kept, so the deltas concatenate back to the exact reply. */

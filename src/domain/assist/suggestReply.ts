@@ -1,7 +1,7 @@
 import type { AppContext } from '../../context';
 import type { Company } from '../../models';
 import { settingsOf } from '../chatbots/flags';
-import { retrievePassages } from '../knowledge/retrieve';
+import { retrieveByMeaning } from '../knowledge/meaning';
 import { callModel, endpointFor } from './callModel';
 import type { ConversationWithChatbot } from '../conversations/findConversation';
 import { customerProfile } from './customerProfile';
@@ -52,7 +52,7 @@ async function draftReply(deps: AppContext, input: SuggestInput, turns: Turn[]):
   if (!endpoint) return nothing('no_provider_key');
   const draft = input.draft?.trim() || null;
   const question = [...unanswered(turns).map((turn) => turn.content), draft ?? ''].join('\n');
-  const [passages, customer] = await Promise.all([retrievePassages(chatbot.id, question, PASSAGES), customerProfile(deps, conversation)]);
+  const [passages, customer] = await Promise.all([retrieveByMeaning(deps, endpoint, chatbot.id, question, PASSAGES), customerProfile(deps, conversation)]);
   const completion = await callModel(deps, endpoint, {
     company,
     chatbot,

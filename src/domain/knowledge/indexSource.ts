@@ -1,8 +1,9 @@
 import { QueryTypes, type Transaction } from 'sequelize';
-import type { Logger } from 'pino';
 import type { Config } from '../../../config/env';
+import type { EndpointDeps } from '../../ai/endpoint';
 import { KnowledgeChunk, KnowledgeSource } from '../../models';
 import { documentsOf, type IndexedDocument } from './documents';
+import { embedPassages } from './embedPassages';
 import { IndexingFailed } from './errors';
 import { LANGUAGE_SAMPLE_CHARS, searchConfigFor } from './searchLanguage';
 
@@ -14,18 +15,23 @@ const TITLE_LIMIT = 255;
  * a reason. Idempotent: the old passages (and a website's old pages) are replaced in one transaction,
  * so retrieval sees the old index or the new one, never half of either. Returns null when the source
  * was deleted meanwhile. Throws IndexingFailed for a failure worth retrying unless `finalAttempt`.
+ * Once `ready`, the passages get their vectors where the chatbot's provider offers embeddings
+ * (embedPassages.ts; never a reason to fail).
  */
 export async function indexSource(
-  { config, logger }: { config: Pick<Config, 'crawl'>; logger: Logger },
+  deps: EndpointDeps & { config: Pick<Config, 'crawl'> },
   sourceId: number,
   { finalAttempt }: { finalAttempt: boolean },
 ): Promise<KnowledgeSource | null> {
+  const { config, logger } = deps;
   const source = await KnowledgeSource.findByPk(sourceId);
   if (!source || source.parentId !== null) return null;
   if (source.status !== 'processing') await source.update({ status: 'processing' });
   try {
     const documents = await documentsOf(source, config);
-    return await replaceIndex(source, documents);
+    const indexed = await replaceIndex(source, documents);
+    if (indexed?.status === 'ready') await embedPassages(deps, indexed);
+    return indexed;
   } catch (error) {
     // Unexpected errors are logged in full but shown to the workspace only in general terms.
     if (!(error instanceof IndexingFailed)) logger.warn({ err: error, sourceId }, 'indexing failed');

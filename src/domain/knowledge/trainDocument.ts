@@ -16,7 +16,7 @@ export interface Training {
  * the failure was temporary, with training queued to run again in the background.
  */
 export async function trainDocument(
-  ctx: Pick<AppContext, 'config' | 'logger' | 'jobs'>,
+  ctx: Pick<AppContext, 'config' | 'logger' | 'jobs' | 'secrets'>,
   chatbot: Chatbot,
   document: Extract<NewSource, { type: 'text' | 'qa' }>,
 ): Promise<Training> {
