@@ -2,11 +2,14 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { QueryTypes } from 'sequelize';
 import type { AppContext } from '../src/context';
+import { resolveEndpoint } from '../src/ai/endpoint';
+import { retrieveByMeaning } from '../src/domain/knowledge/meaning';
 import { retrievePassages } from '../src/domain/knowledge/retrieve';
 import { trainDocument } from '../src/domain/knowledge/trainDocument';
 import { scoped } from './support/cleanup';
 import { withBenchDatabase } from './support/context';
 import { benchChatbot } from './support/corpus';
+import { STAND_IN_MODEL, startEmbeddingsProvider } from './support/embeddingsProvider';
 import { ROOT } from './support/processes';
 import type { BenchResult } from './support/report';
 import { round } from './support/stats';
@@ -96,7 +99,7 @@ function score(questions: readonly Question[], results: readonly Ranked[][], tit
 /**
  * Retrieval quality on the Constitution of the United States (public domain): questions written the
  * way visitors ask, each with the one section that answers it. Measured: retrievePassages, as a reply
- * uses it. Baseline, same chunks and same run: Postgres full-text search used the naive way.
+ * uses it without an embeddings provider (and as retrieveByMeaning starts from). Baseline, same chunks and same run: Postgres full-text search used the naive way.
  */
 export async function retrieval(): Promise<BenchResult> {
   const startedAt = new Date();
@@ -107,9 +110,18 @@ export async function retrieval(): Promise<BenchResult> {
   const unknown = questions.filter((q) => !titles.has(q.expect.document));
   if (unknown.length) throw new Error(`questions name unknown documents: ${unknown.map((q) => q.expect.document).join(', ')}`);
 
+  const standIn = await startEmbeddingsProvider();
   return scoped(() =>
-    withBenchDatabase('retrieval', async (ctx) => {
+    withBenchDatabase('retrieval', async (plain) => {
+      // A platform key for OpenAI, whose /embeddings is the local stand-in: training stores its vectors,
+      // and retrieveByMeaning uses them. retrievePassages (the measured, lexical path) ignores them.
+      const ctx: AppContext = {
+        ...plain,
+        config: { ...plain.config, providerTimeoutMs: 120_000, providers: { ...plain.config.providers, openai: { apiKey: 'sk-bench-stand-in', baseUrl: standIn.url } } },
+      };
       const chatbot = await benchChatbot(ctx, 'Retrieval bench');
+      await chatbot.update({ provider: 'openai' });
+      const endpoint = await resolveEndpoint(ctx, chatbot.companyId, 'openai');
       let chunks = 0;
       for (const document of documents) {
         const { source, failure } = await trainDocument(ctx, chatbot, { type: 'text', title: document.title, content: document.content });
@@ -122,6 +134,11 @@ export async function retrieval(): Promise<BenchResult> {
         `SELECT s.title AS "sourceTitle", c.title FROM knowledge_chunks c JOIN knowledge_sources s ON s.id = c.source_id WHERE c.chatbot_id = :chatbotId`,
         { replacements: { chatbotId: chatbot.id }, type: QueryTypes.SELECT },
       );
+      const [embedded] = await ctx.db.sequelize.query<{ count: string }>(
+        `SELECT count(*) AS count FROM knowledge_chunks WHERE chatbot_id = :chatbotId AND embedding IS NOT NULL`,
+        { replacements: { chatbotId: chatbot.id }, type: QueryTypes.SELECT },
+      );
+      if (Number(embedded?.count) !== chunks) throw new Error(`the stand-in embedded ${embedded?.count ?? 0} of ${chunks} passages`);
       const unanswerable = questions.filter((q) => !passages.some((p) => isHit(p, titles.get(q.expect.document)!, q.expect.heading)));
       if (unanswerable.length) throw new Error(`no passage matches the expected heading of: ${unanswerable.map((q) => q.question).join(' | ')}`);
 
@@ -129,12 +146,14 @@ export async function retrieval(): Promise<BenchResult> {
         const measured: Ranked[][] = [];
         const previous: Ranked[][] = [];
         const naive: Ranked[][] = [];
+        const meaning: Ranked[][] = [];
         for (const { question } of set) {
           measured.push(await retrievePassages(chatbot.id, question, TOP));
+          meaning.push(await retrieveByMeaning(ctx, endpoint, chatbot.id, question, TOP));
           previous.push(await previousRanking(ctx, chatbot.id, question));
           naive.push(await naiveRanking(ctx, chatbot.id, question));
         }
-        return { measured: score(set, measured, titles), previous: score(set, previous, titles), naive: score(set, naive, titles) };
+        return { measured: score(set, measured, titles), previous: score(set, previous, titles), naive: score(set, naive, titles), meaning: score(set, meaning, titles) };
       };
       const first = await rank(sets.first);
       const second = await rank(sets.second);
@@ -160,6 +179,10 @@ export async function retrieval(): Promise<BenchResult> {
           previous_second_mrr: round(second.previous.mrr),
           plainto_hit_at_3: round(first.naive.hitAt3),
           plainto_second_hit_at_3: round(second.naive.hitAt3),
+          standin_meaning_hit_at_3: round(first.meaning.hitAt3),
+          standin_meaning_mrr: round(first.meaning.mrr),
+          standin_meaning_second_hit_at_3: round(second.meaning.hitAt3),
+          standin_meaning_second_mrr: round(second.meaning.mrr),
         },
         settings: {
           questions: sets.first.length,
@@ -176,6 +199,7 @@ export async function retrieval(): Promise<BenchResult> {
           `first set (${FIRST_SET}): the project's, written before anything was measured, as visitors would ask, not tuned afterwards`,
           `second set (${SECOND_SET}): written after retrieval became language-aware and fuzzy, committed before it was measured, no question repeated from the first`,
           "previous: the ranking before that change, in this run: English only, exact words, ts_rank over any word of the question",
+          `standin_meaning: retrieveByMeaning, the path a reply takes with an OpenAI key: the lexical top 50 re-ranked by fusion with vectors from the local stand-in (${STAND_IN_MODEL}), not a provider's model; informative only, the goal is read on the lexical figures`,
           "plainto: the same chunks and tsvector, plainto_tsquery('english', question) (every word must match), ranked by default ts_rank",
           `missed at 3, first set (${first.measured.misses.length}${more(first.measured.misses)}):`,
           ...shown(first.measured.misses),
@@ -186,7 +210,7 @@ export async function retrieval(): Promise<BenchResult> {
         seconds: (Date.now() - startedAt.getTime()) / 1000,
       };
     }),
-  );
+  ).finally(() => standIn.server.close());
 }
 
 /** The ranking before languages and spelling: the question's English words, any of them, ts_rank with length normalisation. */
