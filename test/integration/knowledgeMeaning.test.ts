@@ -131,6 +131,11 @@ describe('Knowledge retrieval by meaning (provider embeddings fused with full te
     assert.equal(reply.text, 'Yes.');
     assert.deepEqual(reply.sources.map((source) => source.title), ['Gun care', 'Arms', 'Our shops']);
 
+    // An answer that is not a vector is refused (bad_response) the same way.
+    fake.script({ reply: 'Yes.', embed: () => [] });
+    const unreadable = await generateReply(withKey, { chatbot: bot, question: QUESTION, history: [] });
+    assert.deepEqual(unreadable.sources.map((source) => source.title), ['Gun care', 'Arms', 'Our shops']);
+
     const endpoint = await resolveEndpoint(unreachable, bot.companyId, 'openai');
     const down = await retrieveByMeaning(unreachable, endpoint, bot.id, QUESTION, 5);
     assert.deepEqual(down.map((p) => p.title), ['Gun care', 'Arms', 'Our shops']);
