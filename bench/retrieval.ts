@@ -99,7 +99,9 @@ function score(questions: readonly Question[], results: readonly Ranked[][], tit
 /**
  * Retrieval quality on the Constitution of the United States (public domain): questions written the
  * way visitors ask, each with the one section that answers it. Measured: retrievePassages, as a reply
- * uses it without an embeddings provider (and as retrieveByMeaning starts from). Baseline, same chunks and same run: Postgres full-text search used the naive way.
+ * uses it without an embeddings provider (and as retrieveByMeaning starts from). Baselines, same
+ * chunks and same run: the previous ranking, Postgres full-text search used the naive way, and the
+ * path with embeddings against a local stand-in model (support/embeddingsProvider.ts).
  */
 export async function retrieval(): Promise<BenchResult> {
   const startedAt = new Date();

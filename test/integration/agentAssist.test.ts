@@ -89,9 +89,8 @@ describe('Agent AI assist', () => {
       assert.ok(Number.isInteger(reply.body.id));
       assert.equal(reply.body.suggestion, 'Yes, you can return it within 30 days for a full refund.');
 
-      // OpenAI offers embeddings: the knowledge was embedded when trained and the question before the draft (knowledgeMeaning.test.ts).
-      const [passagesEmbedded, questionEmbedded, ...calls] = fakeLlm().requests;
-      assert.deepEqual([passagesEmbedded?.path, questionEmbedded?.path], ['/v1/embeddings', '/v1/embeddings']);
+      // OpenAI offers embeddings, so the knowledge was embedded when trained (knowledgeMeaning.test.ts); one model call.
+      const calls = fakeLlm().requests.filter((request) => request.path !== '/v1/embeddings');
       assert.equal(calls.length, 1);
       const sent = calls[0]!;
       assert.equal(sent.body.model, 'gpt-test-suggest');

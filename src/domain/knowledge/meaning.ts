@@ -16,12 +16,12 @@ const CANDIDATES = 50;
 const FUSION_K = 60;
 
 /**
- * The chatbot's best passages for a question. Without an endpoint whose provider offers embeddings,
- * or when none of the chatbot's passages was embedded by its model, this is retrievePassages. Else
- * the question is embedded through the provider and the lexical candidates are re-ranked by
+ * The chatbot's best passages for a question. Without an endpoint whose provider offers embeddings
+ * this is retrievePassages. Else the lexical candidates' vectors (by that model) are read, and when
+ * any has one the question is embedded through the provider and the candidates are re-ranked by
  * reciprocal rank fusion of their lexical rank and their cosine rank (a candidate without a vector
- * keeps its lexical share only). A failed embeddings call falls back to the lexical ranking: a reply
- * never fails for it.
+ * keeps its lexical share only). A chatbot with no knowledge, or none embedded, calls no provider.
+ * A failed embeddings call falls back to the lexical ranking: a reply never fails for it.
  */
 export async function retrieveByMeaning(
   deps: { logger: Logger },
@@ -31,19 +31,19 @@ export async function retrieveByMeaning(
   limit: number,
 ): Promise<Passage[]> {
   const model = embeddingModelOf(endpoint);
-  if (!endpoint || !model || !(await anyEmbedded(chatbotId, model))) return retrievePassages(chatbotId, question, limit);
-  const [candidates, vector] = await Promise.all([
-    retrievePassages(chatbotId, question, Math.max(CANDIDATES, limit)),
-    embedTexts(endpoint, model, [question]).then(
-      ([embedded]) => embedded,
-      (error: unknown) => {
-        deps.logger.warn({ err: error, chatbotId }, 'question not embedded; passages ranked by their words');
-        return undefined;
-      },
-    ),
-  ]);
-  if (!vector || candidates.length <= 1) return candidates.slice(0, limit);
+  if (!endpoint || !model) return retrievePassages(chatbotId, question, limit);
+  const candidates = await retrievePassages(chatbotId, question, Math.max(CANDIDATES, limit));
+  if (candidates.length <= 1) return candidates;
   const stored = await vectorsOf(candidates, model);
+  if (!stored.size) return candidates.slice(0, limit);
+  const vector = await embedTexts(endpoint, model, [question]).then(
+    ([embedded]) => embedded,
+    (error: unknown) => {
+      deps.logger.warn({ err: error, chatbotId }, 'question not embedded; passages ranked by their words');
+      return undefined;
+    },
+  );
+  if (!vector) return candidates.slice(0, limit);
   const byMeaning = candidates
     .filter((passage) => stored.has(passage.chunkId))
     .map((passage) => ({ passage, similarity: cosine(stored.get(passage.chunkId)!, vector) }))
@@ -54,15 +54,6 @@ export async function retrieveByMeaning(
     .sort(([a, x], [b, y]) => y - x || a.chunkId - b.chunkId)
     .slice(0, limit)
     .map(([passage]) => passage);
-}
-
-/** Through the partial index of migration 0019: no passage is read for a chatbot with none embedded. */
-async function anyEmbedded(chatbotId: number, model: string): Promise<boolean> {
-  const [row] = await KnowledgeChunk.sequelize!.query<{ found: boolean }>(
-    `SELECT EXISTS (SELECT 1 FROM knowledge_chunks WHERE chatbot_id = :chatbotId AND embedding_model = :model AND embedding IS NOT NULL) AS found`,
-    { replacements: { chatbotId, model }, type: QueryTypes.SELECT },
-  );
-  return row?.found === true;
 }
 
 async function vectorsOf(passages: Passage[], model: string): Promise<Map<number, Buffer>> {

@@ -8,23 +8,15 @@ import type { Migration } from './types';
  *   compared in Node over a question's few dozen lexical candidates, so no vector index is needed).
  * - `embedding_model`: the model that made it. A question is compared only with passages embedded by
  *   the model that embeds the question, so a chatbot moving to another provider never mixes spaces.
- * - The partial index answers "has this chatbot any passage embedded by this model" without reading
- *   the passages of a chatbot that has none (every reply asks it when a key exists).
  *
  * Nullable columns without defaults: adding them rewrites nothing.
  */
 export const knowledgeEmbeddings: Migration = {
   name: '0019-knowledge-embeddings',
   async up({ context: db }) {
-    await db.transaction(async (transaction) => {
-      await db.query(
-        `ALTER TABLE knowledge_chunks ADD COLUMN embedding bytea, ADD COLUMN embedding_model varchar(100);
-         CREATE INDEX knowledge_chunks_embedded ON knowledge_chunks (chatbot_id, embedding_model) WHERE embedding IS NOT NULL;`,
-        { transaction },
-      );
-    });
+    await db.query('ALTER TABLE knowledge_chunks ADD COLUMN embedding bytea, ADD COLUMN embedding_model varchar(100)');
   },
   async down({ context: db }) {
-    await db.query('DROP INDEX IF EXISTS knowledge_chunks_embedded; ALTER TABLE knowledge_chunks DROP COLUMN IF EXISTS embedding, DROP COLUMN IF EXISTS embedding_model;');
+    await db.query('ALTER TABLE knowledge_chunks DROP COLUMN IF EXISTS embedding, DROP COLUMN IF EXISTS embedding_model');
   },
 };
