@@ -28,8 +28,9 @@ const PASSAGES = 5;
 /**
  * One AI reply: retrieve the chatbot's best passages (by meaning too where the provider offers
  * embeddings), then ask its provider (streaming when `onDelta` is given) with the workspace's key or
- * the platform's; with no key at all, answer extractively. Throws ProviderError when the provider fails. Recording usage is the caller's, in the
- * transaction that stores the reply (domain/usage/recordUsage).
+ * the platform's; with no key at all, answer extractively. Throws ProviderError when the provider
+ * fails. Recording usage is the caller's, in the transaction that stores the reply
+ * (domain/usage/recordUsage).
  */
 export async function generateReply(deps: EndpointDeps, input: ReplyInput): Promise<GeneratedReply> {
   const { chatbot, question, history, language, signal, onDelta } = input;

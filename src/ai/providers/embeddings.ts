@@ -9,6 +9,7 @@ import { asArray, asString, dig, joinUrl } from './wire';
  * redaction); an answer of the wrong shape or size is `bad_response`.
  */
 export async function embedTexts(endpoint: ProviderEndpoint, model: string, texts: readonly string[]): Promise<Float32Array[]> {
+  if (!texts.length) return [];
   const call: ProviderCall = {
     endpoint,
     url: joinUrl(endpoint.baseUrl, '/embeddings'),
