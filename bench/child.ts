@@ -1,5 +1,6 @@
 import { measureMemory, type MemoryMode } from './memory';
 import { measureThroughput } from './throughput';
+import { measureVisitorMemory, type VisitorMemoryMode } from './visitorMemory';
 
 /**
  * Entry point of the bench's measuring children (`node [--expose-gc|--cpu-prof] dist/bench/child.js
@@ -10,6 +11,7 @@ async function main(): Promise<unknown> {
   const [mode, ...args] = process.argv.slice(2);
   if (mode === 'throughput') return measureThroughput(args.includes('--runtime-only'));
   if (mode === 'memory') return measureMemory(args[0] as MemoryMode, Number(args[1]));
+  if (mode === 'visitorMemory') return measureVisitorMemory(args[0] as VisitorMemoryMode, Number(args[1]));
   throw new Error(`unknown child mode ${String(mode)}`);
 }
 

@@ -209,6 +209,7 @@ export async function heartbeats(options: { cpuProf: boolean; scale: number }): 
     };
     // Arrival: every visitor's first beat (activation, the immediate insert of its row and entry page).
     let arrived = 1;
+    const arrivalFromUs = monotonicUs();
     const arrival = await metered(pid, async () => {
       const start = performance.now();
       await Promise.all(
@@ -221,6 +222,7 @@ export async function heartbeats(options: { cpuProf: boolean; scale: number }): 
       );
       return { perS: VISITORS / ((performance.now() - start) / 1000) };
     });
+    const arrivalWindow: Window = { fromUs: arrivalFromUs, toUs: monotonicUs() };
     const loadAfterArrival = loadNow();
 
     // The bare server's POST gets a heartbeat's body (same bytes on the wire, parsed), from its own IP as a beat would.
@@ -258,6 +260,8 @@ export async function heartbeats(options: { cpuProf: boolean; scale: number }): 
       if (file) {
         notes.push(`cpu profile of the node: ${file.slice(ROOT.length + 1)}; top self time in the saturated heartbeat phases:`);
         for (const spot of hotSpots(file, 25, beatWindows)) notes.push(`  ${spot.selfPercent.toFixed(1).padStart(5)}%  ${spot.where}`);
+        notes.push('top self time in the arrival phase (first heartbeats):');
+        for (const spot of hotSpots(file, 15, [arrivalWindow])) notes.push(`  ${spot.selfPercent.toFixed(1).padStart(5)}%  ${spot.where}`);
         notes.push('top self time in the whole run (arrivals included):');
         for (const spot of hotSpots(file, 10)) notes.push(`  ${spot.selfPercent.toFixed(1).padStart(5)}%  ${spot.where}`);
       }

@@ -24,7 +24,7 @@ interface Measured {
 }
 
 /** Full collections until heapUsed stops shrinking: what is left is what is reachable. */
-async function settledHeap(): Promise<number> {
+export async function settledHeap(): Promise<number> {
   const gc = globalThis.gc;
   if (!gc) throw new Error('run with node --expose-gc');
   let last = Number.POSITIVE_INFINITY;

@@ -12,6 +12,7 @@ import { indexing } from './indexing';
 import { latency } from './latency';
 import { liveInbox } from './liveInbox';
 import { memory } from './memory';
+import { visitorMemory } from './visitorMemory';
 import { retrieval } from './retrieval';
 import { search } from './search';
 import { throughput } from './throughput';
@@ -31,6 +32,7 @@ interface Options {
 const BENCHMARKS: Record<string, { about: string; run: (options: Options) => Promise<BenchResult | BenchResult[]> }> = {
   throughput: { about: 'local ask throughput, single node (~20 s)', run: (o) => throughput(o) },
   memory: { about: 'heap per active actor, 50,000 actors (~10 s)', run: () => memory() },
+  visitorMemory: { about: 'heap per known visitor, 30,000 visitors on one web node, online and after they left and passivated (~4 min)', run: () => visitorMemory() },
   latency: { about: 'cross-node ask round trip vs raw Redis pub/sub (~15 s)', run: () => latency() },
   indexing: { about: 'knowledge indexing throughput, 1,000,000-character source (~15 s)', run: () => indexing() },
   retrieval: { about: 'retrieval quality on the US Constitution, 156 + 85 questions: hit@3, MRR (~5 s)', run: () => retrieval() },
@@ -40,7 +42,7 @@ const BENCHMARKS: Record<string, { about: string; run: (options: Options) => Pro
   ttfd: { about: 'widget stream time to first delta added by Parley, local and cross-node actor, 2 web nodes (~1 min)', run: () => ttfd() },
   streams: { about: 'concurrent widget streams at 30 tokens/s: 250, 500, 2,000, one web node (~12 min)', run: (o) => streams(o) },
   inbox: { about: 'GET /api/agent/inbox over HTTP, 100,000 conversations in the workspace (~6 min)', run: (o) => inbox({ cpuProf: o.cpuProf }) },
-  fanout: { about: 'message.created to 10,000 agent sockets over 3 web nodes (~3 min)', run: () => fanout() },
+  fanout: { about: 'message.created to 10,000 agent sockets over 3 web nodes (~4 min)', run: () => fanout() },
   liveInbox: { about: '50 agents on 3 web nodes watching, typing, replying while 500 visitors chat (~2 min)', run: (o) => liveInbox({ scale: o.scale }) },
   failover: { about: 'kill -9 failover, 3 nodes, production timings (~15 s per round)', run: (o) => failover({ rounds: o.rounds, log }) },
 };

@@ -439,6 +439,7 @@ describe('visitor departure on a node with VISITOR_POLL_SECONDS=1', function () 
   const env = childEnv({ ...TEST_ENV, DATABASE_URL: databaseUrl, VISITOR_POLL_SECONDS: '1' }, ['REDIS_URL']);
   let node: Running | undefined;
   let baseUrl = '';
+  let controlUrl = '';
   let key = '';
   let companyId = 0;
   let token = '';
@@ -455,6 +456,8 @@ describe('visitor departure on a node with VISITOR_POLL_SECONDS=1', function () 
     node = new Running(resolve(ROOT, 'dist/test/support/cluster/nodeMain.js'), [], { env: { ...env, PORT: '0', LOG_LEVEL: 'info' } });
     const started = await node.waitForLog((entry) => entry.msg === 'listening', 30_000);
     baseUrl = `http://127.0.0.1:${String(started.port)}`;
+    const control = await node.waitForLog((entry) => entry.msg === 'control listening', 10_000);
+    controlUrl = `http://127.0.0.1:${String(control.port)}`;
   });
 
   after(async () => {
@@ -496,5 +499,35 @@ describe('visitor departure on a node with VISITOR_POLL_SECONDS=1', function () 
       3_000,
     );
     assert.equal(inbox.received.filter((r) => r.name === 'visitor.online').length, 2, 'back on the site: online again');
+  });
+
+  it("passivates a visitor's actor once they have left (two intervals after the departure), and the next beat reloads their journey intact", async () => {
+    const visitorsLive = async () => ((await (await fetch(`${controlUrl}/state`)).json()) as { byKind: Record<string, number> }).byKind.visitor;
+    const visitor = visitorKey();
+    const ip = freshIp();
+    const send = (url: string) => beat(key, { visitor_id: visitor, url, title: url.slice(-1), referrer: 'https://search.example/' }, { ip, baseUrl });
+    assert.equal((await send('https://shop.example/a')).status, 200);
+    assert.equal((await send('https://shop.example/b')).status, 200);
+    assert.ok((await visitorsLive()) >= 1, 'the actor is live while the visitor beats');
+    const row = () =>
+      withClient(
+        async (client) =>
+          (await client.query<{ page: string; entry_page: string; referrer: string; page_views: number; first_seen_at: Date }>(
+            'SELECT page, entry_page, referrer, page_views, first_seen_at FROM visitors WHERE company_id = $1 AND visitor_key = $2',
+            [companyId, visitor],
+          )).rows[0],
+        databaseUrl,
+      );
+    const before = await eventually(row, (found) => found?.page === 'https://shop.example/b');
+    assert.equal(await eventually(visitorsLive, (live) => live === 0, 15_000), 0, 'no visitor actor stays live after its visitor left');
+
+    assert.equal((await send('https://shop.example/c')).status, 200);
+    assert.equal(await visitorsLive(), 1, 'the beat reactivated it');
+    const after = await eventually(row, (found) => found?.page === 'https://shop.example/c');
+    assert.deepEqual(
+      { entry: after?.entry_page, referrer: after?.referrer, views: after?.page_views, firstSeen: after?.first_seen_at.getTime() },
+      { entry: 'https://shop.example/a', referrer: 'https://search.example/', views: 3, firstSeen: before?.first_seen_at.getTime() },
+      'the reloaded actor went on from the journey it had written',
+    );
   });
 });

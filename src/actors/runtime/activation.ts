@@ -135,6 +135,8 @@ export class Activation {
     }
     this.running = false;
     this.lastActive = Date.now();
+    // shift() keeps the array's grown backing store; an idle actor (most of them) should not.
+    this.queue = [];
   }
 
   /** Starts one turn; returns a promise only when the turn did not finish synchronously. */

@@ -46,4 +46,6 @@ export interface ActorBehaviour<K extends ActorKind> {
   activate(env: ActivationEnv<K>): Promise<ActorInstance<K>>;
   /** A turn running longer than this is aborted (default: the runtime's turn deadline). */
   readonly turnDeadlineMs?: number;
+  /** Idle actors of this kind passivate after this long, or after the runtime's idle time if that is shorter. */
+  readonly idleMs?: number;
 }

@@ -10,6 +10,7 @@ import type { Reminders } from './reminders';
 export interface UntypedBehaviour {
   readonly kind: string;
   readonly turnDeadlineMs?: number;
+  readonly idleMs?: number;
   activate(env: ActivationEnv<never>): Promise<UntypedInstance>;
 }
 
@@ -33,6 +34,38 @@ export interface HostOptions {
 
 const SWEEP_MS = 250;
 
+/**
+ * An activation's environment. A class, not an object of closures: a node may hold tens of
+ * thousands of live actors (visitors), and methods on the prototype cost them nothing each.
+ */
+class HostedEnv implements ActivationEnv<never> {
+  readonly node: string;
+  readonly logger: Logger;
+
+  constructor(
+    readonly kind: never,
+    readonly id: string,
+    readonly shard: number,
+    readonly epoch: number,
+    private readonly options: HostOptions,
+  ) {
+    this.node = options.node;
+    this.logger = options.logger;
+  }
+
+  write<T>(work: (transaction: Transaction) => Promise<T>): Promise<T> {
+    return this.options.fencedWrite(this.shard, this.epoch, work);
+  }
+
+  remind(message: never, { key, delayMs }: { key: string; delayMs: number }): Promise<void> {
+    return this.options.reminders.schedule(this.kind, this.id, message as UntypedMessage, { key, delayMs });
+  }
+
+  cancelReminder(key: string): Promise<void> {
+    return this.options.reminders.cancel(this.kind, this.id, key);
+  }
+}
+
 /** The actors living on this node: activation on first message, deadlines, passivation, shard moves. */
 export class ActorHost {
   private readonly activations = new Map<string, Activation>();
@@ -40,10 +73,16 @@ export class ActorHost {
   private readonly behaviours: Map<string, UntypedBehaviour>;
   private readonly sweeper: NodeJS.Timeout;
   private lastPassivation = Date.now();
+  /** Per kind: how long its actors may idle (the kind's own time, capped by the runtime's). */
+  private readonly idleMsOf: Map<string, number>;
+  /** Passivation looks for idle actors a few times per shortest idle time (at most every 30 s). */
+  private readonly passivationEveryMs: number;
 
   constructor(private readonly options: HostOptions) {
     // The typed contract is checked where behaviours and callers are written; here messages are data.
     this.behaviours = new Map(options.behaviours.map((b) => [b.kind, b as unknown as UntypedBehaviour]));
+    this.idleMsOf = new Map(options.behaviours.map((b) => [b.kind, Math.min(b.idleMs ?? options.idleMs, options.idleMs)]));
+    this.passivationEveryMs = Math.min(Math.min(options.idleMs, ...this.idleMsOf.values()) / 4, 30_000);
     this.sweeper = setInterval(() => this.sweep(), SWEEP_MS).unref();
   }
 
@@ -98,18 +137,7 @@ export class ActorHost {
 
   private create(behaviour: UntypedBehaviour, id: string, shard: number, epoch: number, name: string): Activation {
     const { kind } = behaviour;
-    const { fencedWrite, reminders } = this.options;
-    const env: ActivationEnv<never> = {
-      kind: kind as never,
-      id,
-      node: this.options.node,
-      shard,
-      epoch,
-      logger: this.options.logger,
-      write: (work) => fencedWrite(shard, epoch, work),
-      remind: (message, { key, delayMs }) => reminders.schedule(kind, id, message as UntypedMessage, { key, delayMs }),
-      cancelReminder: (key) => reminders.cancel(kind, id, key),
-    };
+    const env = new HostedEnv(kind as never, id, shard, epoch, this.options);
     const activation = new Activation(env, () => behaviour.activate(env), behaviour.turnDeadlineMs ?? this.options.turnDeadlineMs, (stale) => {
       this.options.logger.warn({ shard, epoch, actor: kind, id }, 'fenced out: another node owns this shard now');
       void this.remove(stale);
@@ -134,10 +162,10 @@ export class ActorHost {
   private sweep(): void {
     const now = Date.now();
     for (const activation of this.activations.values()) activation.expire(now);
-    if (now - this.lastPassivation < Math.min(this.options.idleMs / 4, 30_000)) return;
+    if (now - this.lastPassivation < this.passivationEveryMs) return;
     this.lastPassivation = now;
     for (const activation of this.activations.values()) {
-      if (activation.idle && now - activation.lastActive > this.options.idleMs) void this.remove(activation);
+      if (activation.idle && now - activation.lastActive > this.idleMsOf.get(activation.env.kind)!) void this.remove(activation);
     }
   }
 }

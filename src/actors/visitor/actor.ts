@@ -6,9 +6,10 @@ import type { RealtimeEmitter } from '../../realtime/emitter';
 import { companyChannel } from '../../realtime/channels';
 import { HELD_BATCH, takeHeldMessages, type HeldMessage } from '../../domain/visitors/heldMessages';
 import { departureMs, isOnline } from '../../domain/visitors/presence';
+import { beatFacts } from '../../domain/visitors/beatFacts';
 import { insertVisitor, type VisitorRecord } from '../../domain/visitors/records';
 import { conversationExists, latestOpenConversation, ownsConversation, type VisitorOnChatbot } from '../../domain/conversations/visitorConversations';
-import { latestConversationBlocked, visitorBlocked } from '../../domain/conversations/abuse';
+import { visitorBlocked } from '../../domain/conversations/abuse';
 import { AppError } from '../../errors';
 import type { PushEvent } from '../../domain/push/events';
 import { visitorDisplayName } from '../../domain/visitors/displayName';
@@ -36,6 +37,19 @@ const LATEST_TTL_MS = 30_000;
 /** Ownership answers remembered per activation; a widget rarely shows more than one or two conversations. */
 const OWNERSHIP_CACHE = 64;
 
+/** What a visitor actor knows of its visitor on one chatbot; an absent field is read again when needed. */
+interface ChatbotState {
+  /**
+   * Whether the visitor is blocked there: read on the first beat (with the other facts), then kept
+   * current by the conversation actors' `blockChanged`, so a heartbeat costs no query for it.
+   */
+  blocked?: boolean;
+  /** The visitor's latest open conversation there, and when it was read. */
+  latest?: { id: string | null; at: number };
+  /** The new conversation an invite was sent into, which may not be written yet. */
+  invited?: string;
+}
+
 /**
  * One visitor of one workspace, in memory: presence (online while beats arrive, gone after two
  * silent intervals), the journey (page, page views, entry page, referrer, device), and the hand-over
@@ -44,17 +58,18 @@ const OWNERSHIP_CACHE = 64;
 export class VisitorActor {
   /** Set on activation (a message may have been held while no actor was alive) and by `held`. */
   private mayHaveHeld = true;
-  /** Public conversation id -> whether it is this visitor's (on the chatbot it was checked for). */
-  private readonly owned = new Map<string, boolean>();
-  /** Chatbot id -> the visitor's latest open conversation there, and when it was read. */
-  private readonly latest = new Map<number, { id: string | null; at: number }>();
   /**
-   * Chatbot id -> whether the visitor is blocked there: read once per activation and chatbot, then
-   * kept current by the conversation actors' `blockChanged`, so a heartbeat costs no query for it.
+   * Public conversation id -> whether it is this visitor's (on the chatbot it was checked for).
+   * Made when first needed: most visitors never name a conversation, and a node keeps every
+   * visitor on its sites in memory (docs/performance.md, "Memory per known visitor").
    */
-  private readonly blocked = new Map<number, boolean>();
-  /** Chatbot id -> the new conversation an invite was sent into, which may not be written yet. */
-  private readonly invited = new Map<number, string>();
+  private owned: Map<string, boolean> | undefined;
+  /**
+   * What this actor knows of the visitor on each chatbot they beat on: nearly always one, kept in a
+   * field; a Map only for the rare visitor seen by a second chatbot of the workspace.
+   */
+  private first: { chatbotId: number; state: ChatbotState } | undefined;
+  private others: Map<number, ChatbotState> | undefined;
   private departureTimer: NodeJS.Timeout | undefined;
   /** The beat (lastSeenAt) whose departure was announced, so a timer and a reminder never both announce it. */
   private departedFor: number | null = null;
@@ -70,8 +85,11 @@ export class VisitorActor {
 
   async heartbeat(input: HeartbeatInput): Promise<HeartbeatReply> {
     const owner: VisitorOnChatbot = { companyId: this.record.companyId, chatbotId: input.chatbotId, visitorKey: this.record.visitorKey };
+    const named = input.conversationId?.toLowerCase();
+    const known = this.stateOn(owner.chatbotId);
+    if (known.blocked === undefined) await this.readFacts(owner, known, named);
     // Before anything is recorded: a blocked visitor leaves no presence or page view behind.
-    if (await this.blockedOn(owner)) throw visitorBlocked();
+    if (known.blocked) throw visitorBlocked();
     const { writer, sequelize } = this.services;
     const now = Date.now();
     const wasOnline = this.online(now);
@@ -89,7 +107,7 @@ export class VisitorActor {
     }
     this.armDeparture();
 
-    const passed = input.conversationId ? await this.ownConversation(owner, input.conversationId.toLowerCase()) : undefined;
+    const passed = named ? await this.ownConversation(owner, named) : undefined;
     const held = this.mayHaveHeld || passed?.firstSeen ? await this.takeHeld(owner) : [];
     const conversationId = await this.conversationFor(owner, passed?.id, held);
     return { pollSeconds: this.services.pollSeconds, conversationId, messages: held.map(presentWidgetMessage) };
@@ -99,13 +117,16 @@ export class VisitorActor {
     this.mayHaveHeld = true;
     // A held message may come from a conversation this actor has not heard of (an agent's invite),
     // which may also be the visitor's latest now, and so decide whether they are blocked.
-    this.latest.clear();
-    this.blocked.clear();
+    for (const known of this.knownChatbots()) {
+      known.blocked = undefined;
+      known.latest = undefined;
+    }
   }
 
   /** A conversation of the visitor on this chatbot was blocked or unblocked: read it again on the next beat. */
   blockChanged(chatbotId: number): void {
-    this.blocked.delete(chatbotId);
+    const known = this.first?.chatbotId === chatbotId ? this.first.state : this.others?.get(chatbotId);
+    if (known) known.blocked = undefined;
   }
 
   async presence(): Promise<PresenceSnapshot> {
@@ -139,9 +160,10 @@ export class VisitorActor {
     if (!this.online(Date.now())) throw new AppError(409, 'visitor_left', 'This visitor has left the site.');
     const owner = { companyId: this.record.companyId, chatbotId, visitorKey: this.record.visitorKey };
     const open = await latestOpenConversation(owner);
-    const pending = this.invited.get(chatbotId);
+    const known = this.stateOn(chatbotId);
+    const pending = known.invited;
     const conversationId = open ?? (pending && !(await conversationExists(pending)) ? pending : randomUUID());
-    this.invited.set(chatbotId, conversationId);
+    known.invited = conversationId;
     return { conversationId };
   }
 
@@ -164,6 +186,8 @@ export class VisitorActor {
     clearTimeout(this.departureTimer);
     const lastSeen = this.record.lastSeenAt;
     const now = Date.now();
+    // Gone, and the departure timer's turn has not run yet: announce it now, or nobody will.
+    if (lastSeen !== null && !this.online(now) && this.departedFor !== lastSeen) this.depart(lastSeen);
     if (lastSeen !== null && this.online(now) && this.departedFor !== lastSeen) {
       const delayMs = lastSeen + departureMs(this.services.pollSeconds) - now;
       await this.env.remind({ type: 'depart', lastSeen }, { key: DEPARTURE_REMINDER, delayMs }).catch((error: unknown) =>
@@ -217,27 +241,51 @@ export class VisitorActor {
 
   /** Whether the widget's conversation is this visitor's; `firstSeen` when this actor had not checked it before. */
   private async ownConversation(owner: VisitorOnChatbot, id: string): Promise<{ id: string; firstSeen: boolean } | undefined> {
-    const known = this.owned.get(id);
+    const known = this.owned?.get(id);
     if (known !== undefined) return known ? { id, firstSeen: false } : undefined;
     const mine = await ownsConversation(owner, id);
-    if (this.owned.size >= OWNERSHIP_CACHE) this.owned.clear();
-    this.owned.set(id, mine);
+    this.rememberOwned(id, mine);
     return mine ? { id, firstSeen: true } : undefined;
   }
 
-  private async blockedOn(owner: VisitorOnChatbot): Promise<boolean> {
-    const known = this.blocked.get(owner.chatbotId);
-    if (known !== undefined) return known;
-    const blocked = await latestConversationBlocked(owner);
-    this.blocked.set(owner.chatbotId, blocked);
-    return blocked;
+  /**
+   * Everything the beat would otherwise read one statement at a time (block, open conversation,
+   * waiting messages, the named conversation's owner), in one statement shared with the other
+   * visitors beating at this moment: what makes a new visitor's first beat cheap.
+   */
+  private async readFacts(owner: VisitorOnChatbot, known: ChatbotState, named: string | undefined): Promise<void> {
+    const facts = await beatFacts(this.services.sequelize, owner, named);
+    known.blocked = facts.blocked;
+    known.latest ??= { id: facts.latestOpen, at: Date.now() };
+    // Nothing waits here: what takeHeld would find. A named conversation then needs no hand-over check either.
+    if (!facts.held) this.mayHaveHeld = false;
+    if (named && !this.owned?.has(named) && (!facts.held || !facts.owns)) this.rememberOwned(named, facts.owns);
+  }
+
+  private stateOn(chatbotId: number): ChatbotState {
+    if (!this.first) this.first = { chatbotId, state: {} };
+    if (this.first.chatbotId === chatbotId) return this.first.state;
+    this.others ??= new Map();
+    let known = this.others.get(chatbotId);
+    if (!known) this.others.set(chatbotId, (known = {}));
+    return known;
+  }
+
+  private knownChatbots(): ChatbotState[] {
+    return [...(this.first ? [this.first.state] : []), ...(this.others?.values() ?? [])];
+  }
+
+  private rememberOwned(id: string, mine: boolean): void {
+    this.owned ??= new Map();
+    if (this.owned.size >= OWNERSHIP_CACHE) this.owned.clear();
+    this.owned.set(id, mine);
   }
 
   private async takeHeld(owner: VisitorOnChatbot): Promise<HeldMessage[]> {
     const held = await takeHeldMessages(this.services.sequelize, owner);
     // A full batch may have left more behind: look again on the next beat.
     this.mayHaveHeld = held.length >= HELD_BATCH;
-    for (const message of held) this.owned.set(message.conversationId, true);
+    for (const message of held) this.rememberOwned(message.conversationId, true);
     return held;
   }
 
@@ -249,7 +297,7 @@ export class VisitorActor {
     const invited = held.findLast((message) => message.conversationId !== passed)?.conversationId;
     const chosen = invited ?? passed;
     if (chosen) {
-      this.latest.set(owner.chatbotId, { id: chosen, at: Date.now() });
+      this.stateOn(owner.chatbotId).latest = { id: chosen, at: Date.now() };
       return chosen;
     }
     return this.latestOpen(owner);
@@ -261,10 +309,11 @@ export class VisitorActor {
    * LATEST_TTL_MS, since it may have been closed meanwhile.
    */
   private async latestOpen(owner: VisitorOnChatbot): Promise<string | null> {
-    const cached = this.latest.get(owner.chatbotId);
+    const known = this.stateOn(owner.chatbotId);
+    const cached = known.latest;
     if (cached && (cached.id === null || Date.now() - cached.at < LATEST_TTL_MS)) return cached.id;
     const id = await latestOpenConversation(owner);
-    this.latest.set(owner.chatbotId, { id, at: Date.now() });
+    known.latest = { id, at: Date.now() };
     return id;
   }
 }

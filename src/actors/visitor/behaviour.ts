@@ -1,14 +1,61 @@
 import type { ActorDeps } from '../deps';
 import { notifyAgents } from '../notifyAgents';
-import type { ActorBehaviour } from '../runtime/behaviour';
-import { pollSecondsOf } from '../../domain/visitors/presence';
+import type { ActorBehaviour, ActorInstance, Handlers } from '../runtime/behaviour';
+import { departureMs, pollSecondsOf } from '../../domain/visitors/presence';
 import { loadVisitor } from '../../domain/visitors/records';
 import { VISITOR_SEQ, VisitorActor, type VisitorServices } from './actor';
 import { presenceWriterOf } from './presenceWriter';
-import { parseVisitorActorId } from './protocol';
+import { parseVisitorActorId, type HeartbeatInput } from './protocol';
 
 /** A heartbeat is a few milliseconds of work; one stuck far longer should free the widget's request. */
 const TURN_DEADLINE_MS = 10_000;
+
+/**
+ * The runtime's view of one visitor actor: its handlers are methods on the prototype, so a live
+ * visitor costs one small object here rather than seven closures.
+ */
+class VisitorInstance implements ActorInstance<'visitor'>, Handlers<'visitor'> {
+  readonly handle: Handlers<'visitor'> = this;
+
+  constructor(private readonly actor: VisitorActor) {}
+
+  heartbeat(message: HeartbeatInput) {
+    return this.actor.heartbeat(message);
+  }
+
+  held() {
+    this.actor.held();
+  }
+
+  presence() {
+    return this.actor.presence();
+  }
+
+  blockChanged({ chatbotId }: { chatbotId: number }) {
+    this.actor.blockChanged(chatbotId);
+  }
+
+  inviteConversation({ chatbotId }: { chatbotId: number }) {
+    return this.actor.inviteConversation(chatbotId);
+  }
+
+  depart({ lastSeen }: { lastSeen: number }) {
+    this.actor.depart(lastSeen);
+  }
+
+  deactivate() {
+    return this.actor.deactivate();
+  }
+}
+
+/**
+ * A visitor on the site beats every `poll_seconds`, so its actor is never idle this long; one who
+ * left is announced offline two silent intervals after the last beat (a turn), and the actor
+ * passivates two intervals after that: a node keeps the visitors on its sites now, not every
+ * visitor it has seen (docs/performance.md, "Memory per known visitor"). Passivating a visitor who
+ * has left needs no departure reminder.
+ */
+export const visitorIdleMs = (pollSeconds: number): number => departureMs(pollSeconds);
 
 /**
  * The visitor actor kind (id `${companyId}:${visitorKey}`). Activation loads the `visitors` row,
@@ -28,23 +75,13 @@ export function visitorBehaviour(deps: ActorDeps): ActorBehaviour<'visitor'> {
   return {
     kind: 'visitor',
     turnDeadlineMs: TURN_DEADLINE_MS,
+    idleMs: visitorIdleMs(services.pollSeconds),
     async activate(env) {
       const { companyId, visitorKey } = parseVisitorActorId(env.id);
       const stored = await loadVisitor(services.sequelize, companyId, visitorKey);
       const pending = services.writer.pending(companyId, visitorKey);
       const fresher = pending && (pending.lastSeenAt ?? 0) >= (stored.lastSeenAt ?? 0) ? pending : stored;
-      const actor = new VisitorActor(env, services, fresher);
-      return {
-        handle: {
-          heartbeat: (message) => actor.heartbeat(message),
-          held: () => actor.held(),
-          presence: () => actor.presence(),
-          blockChanged: ({ chatbotId }) => actor.blockChanged(chatbotId),
-          inviteConversation: ({ chatbotId }) => actor.inviteConversation(chatbotId),
-          depart: ({ lastSeen }) => actor.depart(lastSeen),
-        },
-        deactivate: () => actor.deactivate(),
-      };
+      return new VisitorInstance(new VisitorActor(env, services, fresher));
     },
   };
 }

@@ -25,7 +25,7 @@ const throttleOf = (ctx: AppContext): PushThrottle => {
  * they registered a device or the server has VAPID keys: a tab needs neither.
  */
 export async function tabNotifications(ctx: AppContext, event: PushEvent, now = new Date()): Promise<TabNotification[]> {
-  const { allowed, preferences } = await willingRecipients(event, now);
+  const { allowed, preferences } = await sharedRecipients(event, now);
   const throttle = throttleOf(ctx);
   const notified: TabNotification[] = [];
   for (const user of allowed) {
@@ -33,4 +33,26 @@ export async function tabNotifications(ctx: AppContext, event: PushEvent, now = 
     notified.push({ userId: user.id, notification: notificationFor(event, preferences.get(user.id)!, ctx.config.appUrl) });
   }
   return notified;
+}
+
+/** Lookups raised in this event-loop turn and not started yet, by audience. */
+const starting = new Map<string, ReturnType<typeof willingRecipients>>();
+
+/**
+ * `willingRecipients`, shared by events of one kind for the same audience raised in the same
+ * event-loop turn: a batch of visitors arriving on one site (their rows land in one statement, so
+ * their arrivals are raised together) asks Postgres once, not once per visitor. The lookup starts
+ * after every event that shares it was raised, so its answer is as fresh as a lookup of their own.
+ */
+function sharedRecipients(event: PushEvent, now: Date): ReturnType<typeof willingRecipients> {
+  const key = `${event.event}:${event.companyId}:${event.chatbotId}:${event.assignedUserId}`;
+  let shared = starting.get(key);
+  if (!shared) {
+    shared = new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
+      starting.delete(key);
+      return willingRecipients(event, now);
+    });
+    starting.set(key, shared);
+  }
+  return shared;
 }

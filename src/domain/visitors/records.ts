@@ -1,4 +1,5 @@
 import { QueryTypes, type Sequelize } from 'sequelize';
+import { Batched, batchedPer } from '../../db/batched';
 
 /**
  * What the visitor actor keeps of a `visitors` row and writes back. Times are epoch milliseconds, so
@@ -82,13 +83,29 @@ export const blankVisitor = (companyId: number, visitorKey: string): VisitorReco
   lastSeenAt: null,
 });
 
-export async function loadVisitor(sequelize: Sequelize, companyId: number, visitorKey: string): Promise<VisitorRecord> {
-  const [row] = await sequelize.query<VisitorRow>(
-    `SELECT id, chatbot_id, page, title, referrer, entry_page, country, device, browser, os, locale, timezone, user_agent, page_views, first_seen_at, last_seen_at
-       FROM visitors WHERE company_id = $1 AND visitor_key = $2`,
-    { bind: [companyId, visitorKey], type: QueryTypes.SELECT },
-  );
-  if (!row) return blankVisitor(companyId, visitorKey);
+/** Visitors' rows, many per statement when activations come together (src/db/batched.ts); absent ones are blank. */
+const loads = batchedPer((sequelize: Sequelize) =>
+  new Batched<{ companyId: number; visitorKey: string }, VisitorRecord>(async (keys) => {
+    const rows = await sequelize.query<VisitorRow & { n: string }>(
+      `SELECT k.n, v.id, v.chatbot_id, v.page, v.title, v.referrer, v.entry_page, v.country, v.device, v.browser, v.os, v.locale, v.timezone,
+              v.user_agent, v.page_views, v.first_seen_at, v.last_seen_at
+         FROM unnest($1::int[], $2::text[]) WITH ORDINALITY AS k(company_id, visitor_key, n)
+         JOIN visitors v ON v.company_id = k.company_id AND v.visitor_key = k.visitor_key`,
+      { bind: [keys.map((k) => k.companyId), keys.map((k) => k.visitorKey)], type: QueryTypes.SELECT },
+    );
+    const found = new Map(rows.map((row) => [Number(row.n) - 1, row]));
+    return keys.map(({ companyId, visitorKey }, i) => {
+      const row = found.get(i);
+      return row ? recordOf(companyId, visitorKey, row) : blankVisitor(companyId, visitorKey);
+    });
+  }),
+);
+
+export function loadVisitor(sequelize: Sequelize, companyId: number, visitorKey: string): Promise<VisitorRecord> {
+  return loads(sequelize).call({ companyId, visitorKey });
+}
+
+function recordOf(companyId: number, visitorKey: string, row: VisitorRow): VisitorRecord {
   return {
     id: Number(row.id),
     companyId,
@@ -123,26 +140,52 @@ const UPDATE_SET = `chatbot_id = EXCLUDED.chatbot_id, page = EXCLUDED.page, titl
   first_seen_at = LEAST(visitors.first_seen_at, EXCLUDED.first_seen_at), last_seen_at = EXCLUDED.last_seen_at, updated_at = now()`;
 
 /**
- * The first heartbeat of a visitor with no row: written at once (so reads right after see the
- * visitor) with the entry page view, in one statement. Returns the new row's id. A row that
- * appeared meanwhile (another writer) is overwritten: this heartbeat is the newest news.
+ * The first heartbeat of a visitor with no row: written before the heartbeat is answered (so reads
+ * right after see the visitor, and a crash never loses a visitor the widget or an agent was told
+ * of), with the entry page view, in one statement. Arrivals that come together share that statement
+ * (group commit, src/db/batched.ts): one INSERT of many rows instead of one per visitor. Returns the
+ * row's id. A row that appeared meanwhile (another node) is overwritten: this heartbeat is the newest news.
  */
-export async function insertVisitor(sequelize: Sequelize, visitor: VisitorRecord): Promise<number> {
-  const [row] = await sequelize.query<{ visitor_id: string }>(
-    `WITH v AS (
-       INSERT INTO visitors (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
-       ON CONFLICT (company_id, visitor_key) DO UPDATE SET ${UPDATE_SET}
-       RETURNING id
-     ), first_view AS (
-       INSERT INTO page_views (company_id, visitor_id, url, title, referrer, viewed_at)
-       SELECT $1, v.id, $4, $5, $6, $17 FROM v WHERE $4::text IS NOT NULL
-     )
-     SELECT id AS visitor_id FROM v`,
-    { bind: valuesOf(visitor), type: QueryTypes.SELECT },
-  );
-  if (!row) throw new Error(`visitor ${visitor.companyId}:${visitor.visitorKey} was not written`);
-  return Number(row.visitor_id);
+export function insertVisitor(sequelize: Sequelize, visitor: VisitorRecord): Promise<number> {
+  return inserts(sequelize).call({ ...visitor });
 }
+
+const visitorKeyOf = (v: Pick<VisitorRecord, 'companyId' | 'visitorKey'>) => `${v.companyId}:${v.visitorKey}`;
+
+const inserts = batchedPer((sequelize: Sequelize) =>
+  new Batched<VisitorRecord, number>(async (visitors) => {
+    // One row per visitor (the newest call wins: ON CONFLICT may not touch a row twice in one
+    // statement), in key order, as the write-behind flush locks them (no deadlock between the two).
+    const newest = new Map(visitors.map((v) => [visitorKeyOf(v), v]));
+    const rows = sortedByKey([...newest.values()]);
+    const written = await sequelize.query<{ id: string; company_id: number; visitor_key: string }>(
+      `WITH v AS (
+         INSERT INTO visitors (${COLUMNS})
+         SELECT ${COLUMNS}
+           FROM unnest($1::int[], $2::int[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[],
+                       $10::text[], $11::text[], $12::text[], $13::text[], $14::text[], $15::int[], $16::timestamptz[], $17::timestamptz[])
+                WITH ORDINALITY AS i(${COLUMNS}, n)
+          ORDER BY i.n
+         ON CONFLICT (company_id, visitor_key) DO UPDATE SET ${UPDATE_SET}
+         RETURNING id, company_id, visitor_key, page, title, referrer, last_seen_at
+       ), first_view AS (
+         INSERT INTO page_views (company_id, visitor_id, url, title, referrer, viewed_at)
+         SELECT v.company_id, v.id, v.page, v.title, v.referrer, v.last_seen_at FROM v WHERE v.page IS NOT NULL ORDER BY v.id
+       )
+       SELECT id, company_id, visitor_key FROM v`,
+      { bind: columns(rows, valuesOf, 17), type: QueryTypes.SELECT },
+    );
+    const ids = new Map(written.map((row) => [visitorKeyOf({ companyId: row.company_id, visitorKey: row.visitor_key }), Number(row.id)]));
+    return visitors.map((v) => {
+      const id = ids.get(visitorKeyOf(v));
+      if (id === undefined) throw new Error(`visitor ${visitorKeyOf(v)} was not written`);
+      return id;
+    });
+  }),
+);
+
+const sortedByKey = (visitors: VisitorRecord[]) =>
+  visitors.sort((a, b) => a.companyId - b.companyId || (a.visitorKey < b.visitorKey ? -1 : a.visitorKey > b.visitorKey ? 1 : 0));
 
 /** Column arrays for `unnest`: one bind parameter per column however many rows, well under Postgres's 65,535. */
 function columns<T>(rows: readonly T[], pick: (row: T) => unknown[], width: number): unknown[][] {
@@ -160,7 +203,7 @@ function columns<T>(rows: readonly T[], pick: (row: T) => unknown[], width: numb
  */
 export async function upsertVisitors(sequelize: Sequelize, visitors: readonly VisitorRecord[], views: readonly PageViewRecord[]): Promise<void> {
   if (!visitors.length && !views.length) return;
-  const sorted = [...visitors].sort((a, b) => a.companyId - b.companyId || (a.visitorKey < b.visitorKey ? -1 : a.visitorKey > b.visitorKey ? 1 : 0));
+  const sorted = sortedByKey([...visitors]);
   const v = columns(sorted, valuesOf, 17);
   const p = columns(views, (r) => [r.companyId, r.visitorId, r.url, r.title, r.referrer, iso(r.viewedAt)], 6);
   await sequelize.query(

@@ -19,7 +19,7 @@ async function main(): Promise<void> {
   const logger = createLogger(config.logLevel);
   const web = await startWeb(config, logger, { behaviours: ({ ctx }) => [probeBehaviour(ctx.db.sequelize)] });
   const routes: Record<string, (body: Record<string, unknown>) => Promise<unknown>> = {
-    'GET /state': async () => ({ member: web.actors.member, owned: web.actors.ownedShards(), active: web.actors.activeActors() }),
+    'GET /state': async () => ({ member: web.actors.member, owned: web.actors.ownedShards(), active: web.actors.activeActors(), byKind: web.actors.activeActorsByKind() }),
     'POST /ask': async ({ kind, id, message, options }) => {
       try {
         return { value: await web.actors.ask(kind as 'probe', id as string, message as never, options as object) };
