@@ -143,6 +143,28 @@ describe('auto-assignment (routing mode auto)', function () {
       assert.equal((await Conversation.findByPk(c1.id))!.handoffState, 'bot_active');
     });
 
+    it('after hours the widget leaves an email with the handoff: stored as the visitor\'s, a verified identity\'s kept, a bad one refused', async () => {
+      const { bot } = await workspace({ mode: 'manual', ...closed });
+      const c1 = await waiting(bot);
+      const leave = (conversation: Conversation, email: unknown) =>
+        request('POST', `/widget/${bot.publicKey}/handoff`, { body: { visitor_id: conversation.visitorKey, conversation_id: conversation.publicId, email }, headers: { 'X-Forwarded-For': freshIp() } });
+      const answer = await leave(c1, 'night.owl@example.test');
+      assert.equal(answer.status, 200, JSON.stringify(answer.body));
+      assert.equal(answer.body.offline, true);
+      assert.equal((await Conversation.findByPk(c1.id))!.visitorEmail, 'night.owl@example.test');
+      const events = await ConversationEvent.findAll({ where: { conversationId: c1.id, type: 'email_left' } });
+      assert.deepEqual(events.map((event) => event.source), ['visitor']);
+
+      const refused = await leave(c1, 'not an address');
+      assert.equal(refused.status, 422);
+      assert.ok(refused.body.errors.email, JSON.stringify(refused.body));
+
+      const verified = await waiting(bot);
+      await verified.update({ visitorEmail: 'real@customer.test', identity: { sub: 'cust-1', email: 'real@customer.test', exp: 4102444800 } });
+      assert.equal((await leave(verified, 'someone.else@example.test')).status, 200);
+      assert.equal((await Conversation.findByPk(verified.id))!.visitorEmail, 'real@customer.test');
+    });
+
     it('after hours without ai_after_hours the conversation waits for a person and the AI stays silent, saying the offline message', async () => {
       const { company, bot } = await workspace({ ...closed, ai_after_hours: false });
       await make.providerKey(company, bot.provider);
