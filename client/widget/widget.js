@@ -1154,6 +1154,7 @@
       socket.on('message.created', function (env) { onEnvelope(env, true); });
       socket.on('conversation.updated', function (env) { onEnvelope(env, false); });
       socket.on('typing', onTyping);
+      socket.on('queue.position', onQueuePosition);
       socket.on('connect_error', noop); // refused or unreachable: heartbeats keep polling
     });
   }
@@ -1185,6 +1186,13 @@
     if (isMessage) receive(d);
     else setState(d);
     if (gap) catchUp(); // an event went missing: fetch it over HTTP
+  }
+
+  // Auto routing: the router pushes the place in the queue as it moves (outside the seq order: nothing is stored).
+  function onQueuePosition(env) {
+    var d = env && env.data;
+    if (!d || String(d.conversation_id) !== S.conv) return;
+    setState({ queue_position: d.queue_position });
   }
 
   // ------------------------------------------------------------------ typing, both ways

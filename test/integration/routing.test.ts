@@ -93,6 +93,26 @@ describe('auto-assignment (routing mode auto)', function () {
     assert.deepEqual([gone.body.status, gone.body.queue_position], ['agent', null]);
   });
 
+  it('pushes the new place in the queue to a waiting widget as the queue moves (queue.position)', async () => {
+    const { company, bot } = await workspace({ capacity: 1 });
+    const ann = await agentOnline(company);
+    const [c1, c2, c3] = [await waiting(bot), await waiting(bot), await waiting(bot)];
+    assert.equal((await handoff(bot, c1)).body.queue_position, null);
+    assert.equal((await handoff(bot, c2)).body.queue_position, 1);
+    const widgetSocket = await connect(server().url, { key: bot.publicKey, visitor_id: c3.visitorKey, conversation_id: c3.publicId });
+    sockets.push(widgetSocket);
+    const widgetInbox = new Inbox(widgetSocket);
+    assert.equal((await handoff(bot, c3)).body.queue_position, 2);
+    const second = await widgetInbox.next((r) => r.name === 'queue.position');
+    assert.deepEqual(second.payload.data, { conversation_id: c3.publicId, queue_position: 2 });
+
+    // Ann resolves the first: the second is hers, and the third's widget hears it is next, without asking.
+    assert.equal((await agentPost(ann, c1, 'resolve')).status, 200);
+    const next = await widgetInbox.next((r) => r.name === 'queue.position' && (r.payload.data as { queue_position: number }).queue_position === 1);
+    assert.deepEqual([next.payload.data, next.payload.seq], [{ conversation_id: c3.publicId, queue_position: 1 }, 0]);
+    assert.equal(await holder(c2), ann.user.id);
+  });
+
   it('skips agents who are away, without the inbox open, or at their own capacity; coming online takes the waiting one', async () => {
     const { company, bot } = await workspace({ capacity: 2 });
     const away = await agentOnline(company);

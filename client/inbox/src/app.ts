@@ -167,6 +167,8 @@ function onEvent({ event, data, seq }: Envelope): void {
     if (gap) threadSoon();
   }
   if (event === 'notification') return alertIfHidden(data as Alert);
+  // A waiting visitor's place in the queue: the widget's business, nothing to refetch here.
+  if (event === 'queue.position') return;
   if (event === 'typing') {
     if (isOpen) showVisitorTyping(data);
     return;
