@@ -52,6 +52,7 @@ describe('routing in real Chromium (inbox switch, widget queue)', function () {
     await toggle.click();
     await toggle.filter({ hasText: /^Available/ }).waitFor();
     await widget(visitor, '[data-parley="status"]').filter({ hasText: 'You are chatting with a person' }).waitFor({ timeout: 15_000 });
+    await inbox.locator('#toast').filter({ hasText: /^Assigned to you: .+\. It is in Mine\.$/ }).waitFor({ timeout: 10_000 });
     const held = await eventually(() => Conversation.findOne({ where: { companyId: company.id } }), (row) => row?.assignedUserId != null);
     assert.deepEqual([held?.status, held?.assignedUserId], ['agent', agent.id]);
     assert.deepEqual(pageErrors, []);

@@ -80,6 +80,15 @@ describe('auto-assignment (routing mode auto)', function () {
     assert.deepEqual([assigned?.source, assigned?.userId], ['system', ann.user.id]);
     const told = await ann.inbox!.next((r) => r.name === 'conversation.assigned' && (r.payload.data as { conversation_id: string }).conversation_id === c1.publicId);
     assert.deepEqual(told.payload.data, { conversation_id: c1.publicId, by: null });
+    // Its own push (the open tab hears it as `notification`, under the push preferences), for Ann alone.
+    const pushed = await ann.inbox!.next((r) => r.name === 'notification' && (r.payload.data as { event: string }).event === 'conversation_assigned');
+    assert.deepEqual(
+      [(pushed.payload.data as { conversation_id: string }).conversation_id, (pushed.payload.data as { title: string }).title.endsWith('was assigned to you')],
+      [c1.publicId, true],
+    );
+    await bob.inbox!.next((r) => r.name === 'notification' && (r.payload.data as { event: string; conversation_id: string }).event === 'conversation_assigned' && (r.payload.data as { conversation_id: string }).conversation_id === c2.publicId);
+    const notForBob = bob.inbox!.received.filter((r) => r.name === 'notification' && (r.payload.data as { event: string; conversation_id: string }).event === 'conversation_assigned' && (r.payload.data as { conversation_id: string }).conversation_id === c1.publicId);
+    assert.deepEqual(notForBob, [], "Ann's assignment is not pushed to Bob");
 
     // Ann resolves: her seat takes the head of the queue; the next moves up.
     assert.equal((await agentPost(ann, c1, 'resolve')).status, 200);
