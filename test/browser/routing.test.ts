@@ -21,7 +21,7 @@ describe('routing in real Chromium (inbox switch, widget queue)', function () {
     return page;
   }
 
-  it('an away agent comes back with the switch and is given the visitor who waits first in line', async () => {
+  it('an away agent comes back with the switch and is given the visitor who waits first in line; the one behind is told live they are next', async () => {
     const { company } = await make.workspace();
     await Company.update({ settings: { routing: { mode: 'auto', capacity: 1 } } }, { where: { id: company.id } });
     const agent = await make.user(company, 'agent', 'Sam Agent');
@@ -47,17 +47,28 @@ describe('routing in real Chromium (inbox switch, widget queue)', function () {
     await widgetMessages(visitor, 'assistant').filter({ hasText: 'Happy to help.' }).waitFor({ timeout: 15_000 });
     await widget(visitor, '[data-parley="handoff"]').click();
     await widget(visitor, '[data-parley="status"]').filter({ hasText: 'you are number 1 in line' }).waitFor({ timeout: 10_000 });
+    // A second visitor queues behind the first.
+    const second = await newPage();
+    fakeLlm().script({ reply: 'Happy to help.' });
+    await openWidget(second, shop.site.url('/'));
+    await sendInWidget(second, 'Me too, please.');
+    await widgetMessages(second, 'assistant').filter({ hasText: 'Happy to help.' }).waitFor({ timeout: 15_000 });
+    await widget(second, '[data-parley="handoff"]').click();
+    await widget(second, '[data-parley="status"]').filter({ hasText: 'you are number 2 in line' }).waitFor({ timeout: 10_000 });
 
-    // Back online: the router gives Sam the waiting visitor, and the widget hears it live.
+    // Back online: the router gives Sam the waiting visitor, and the widget hears it live; the second
+    // visitor's widget is told, without asking, that they are next.
     await toggle.click();
     await toggle.filter({ hasText: /^Available/ }).waitFor();
     await widget(visitor, '[data-parley="status"]').filter({ hasText: 'You are chatting with a person' }).waitFor({ timeout: 15_000 });
+    await widget(second, '[data-parley="status"]').filter({ hasText: 'you are number 1 in line' }).waitFor({ timeout: 10_000 });
     await inbox.locator('#toast').filter({ hasText: /^Assigned to you: .+\. It is in Mine\.$/ }).waitFor({ timeout: 10_000 });
-    const held = await eventually(() => Conversation.findOne({ where: { companyId: company.id } }), (row) => row?.assignedUserId != null);
-    assert.deepEqual([held?.status, held?.assignedUserId], ['agent', agent.id]);
+    const held = await eventually(() => Conversation.findOne({ where: { companyId: company.id, assignedUserId: agent.id } }), (row) => row !== null);
+    assert.equal(held?.status, 'agent');
     assert.deepEqual(pageErrors, []);
     await inbox.close();
     await visitor.close();
+    await second.close();
   });
 
   it('after hours the widget shows the offline message and takes the visitor\'s email for the follow-up', async () => {
