@@ -34,8 +34,9 @@ export async function followUpCheck(actor: ConversationActor): Promise<void> {
   const conversation = actor.record.row;
   const { records, mailer, delayMs } = followUpsOf(actor.deps.ctx);
   if (!conversation || !mailer) return;
+  // Lines after it wait for it (their own reminders may have run meanwhile, so look on once it is out).
   const pending = await records.pending(conversation.id);
-  if (pending) return send(actor, pending);
+  if (pending && !(await send(actor, pending))) return;
   const lines = await records.unmailedLines(conversation.id);
   if (!lines.length || Date.now() - lines[0]!.at.getTime() < delayMs) return;
   const recipient = capturedContact(conversation).email;
@@ -43,15 +44,15 @@ export async function followUpCheck(actor: ConversationActor): Promise<void> {
   await send(actor, await records.create({ companyId: conversation.companyId, conversationId: conversation.id, recipient, lines }));
 }
 
-/** Sends the mail under this sender's lease; anyone else's lease means "later", never "at once". */
-async function send(actor: ConversationActor, row: FollowUpRow): Promise<void> {
+/** Sends the mail under this sender's lease (true once sent); anyone else's lease means "later", never "at once". */
+async function send(actor: ConversationActor, row: FollowUpRow): Promise<boolean> {
   const { records, mailer, links, appUrl } = followUpsOf(actor.deps.ctx);
   const claimed = await records.claim(row.id, LEASE_MS);
   if (!claimed) {
     // Another sender holds it (a dying owner's lease): look again once that lease is over.
     const left = await records.leaseLeftMs(row.id);
     if (left !== null) await retryAt(actor, row, left + 1_000);
-    return;
+    return false;
   }
   const conversation = actor.conversation();
   const chatbot = await actor.chatbot();
@@ -72,10 +73,11 @@ async function send(actor: ConversationActor, row: FollowUpRow): Promise<void> {
     await records.markFailed(claimed.id, error instanceof Error ? error.message : String(error), final);
     actor.env.logger.warn({ err: error, conversation: actor.id, followup: claimed.id, final }, 'the offline follow-up mail was not sent');
     if (!final) await retryAt(actor, claimed, delay);
-    return;
+    return false;
   }
   // Between the server's acceptance and this mark lies the one window where a death sends the mail twice (docs/routing.md).
   await records.markSent(claimed.id);
+  return true;
 }
 
 /**

@@ -8,7 +8,6 @@ export interface FollowUps {
   records: FollowUpRecords;
   links: FollowUpLinks;
   mailer: Mailer | null;
-  from: string;
   delayMs: number;
   appUrl: string;
 }
@@ -25,7 +24,6 @@ export function followUpsOf(ctx: AppContext): FollowUps {
       records: new FollowUpRecords(ctx.db.sequelize),
       links: new FollowUpLinks(appKey),
       mailer: mail.smtpUrl ? new SmtpMailer(mail.smtpUrl, mail.from) : null,
-      from: mail.from,
       delayMs: mail.delayMinutes * 60_000,
       appUrl,
     };
