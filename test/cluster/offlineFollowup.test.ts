@@ -129,6 +129,23 @@ describe('offline email follow-up across web processes', function () {
     assert.deepEqual(await followUps(anonymous), []);
   });
 
+  it('gives a mail up at once when the mail server refuses the recipient for good (5xx)', async () => {
+    sink.refuse('nobody@visitor.test');
+    const conversationId = await visitorWrites('visitor-bounced', 'nobody@visitor.test');
+    await agentReplies(conversationId, 'Your invoice is attached.');
+    const [row] = await eventually(
+      () => deployment.query<{ failed_at: Date | null; attempts: number; last_error: string | null }>(
+        'SELECT f.failed_at, f.attempts, f.last_error FROM offline_followups f JOIN conversations c ON c.id = f.conversation_id WHERE c.public_id = $1',
+        [conversationId],
+      ),
+      (rows) => rows[0]?.failed_at != null,
+      60_000,
+    );
+    assert.equal(row!.attempts, 1, 'no retry after a permanent refusal');
+    assert.match(row!.last_error ?? '', /550/);
+    assert.equal(sink.refused.get('nobody@visitor.test'), 1);
+  });
+
   it('sends exactly one mail when the sending node is killed while the SMTP server holds its DATA', async () => {
     const conversationId = await visitorWrites('visitor-killed', 'killed@visitor.test');
     const held = sink.holdNextMail();

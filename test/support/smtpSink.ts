@@ -27,6 +27,8 @@ export class SmtpSink {
   readonly accepted: ReceivedMail[] = [];
   /** DATA phases that began, held or not. */
   readonly attempts: ReceivedMail[] = [];
+  /** Recipients refused for good (550 at RCPT TO), and how often each was tried. */
+  readonly refused = new Map<string, number>();
   private held: Held | undefined;
   private holdNext = false;
   private heldWaiters: Array<(mail: ReceivedMail) => void> = [];
@@ -46,6 +48,12 @@ export class SmtpSink {
           (error: Error) => callback(error),
         );
       },
+      onRcptTo(address, _session, callback) {
+        const tries = sink?.refused.get(address.address);
+        if (tries === undefined) return callback();
+        sink!.refused.set(address.address, tries + 1);
+        callback(Object.assign(new Error('No such mailbox'), { responseCode: 550 }));
+      },
       onClose(session) {
         sink?.closed(session);
       },
@@ -57,6 +65,11 @@ export class SmtpSink {
 
   get url(): string {
     return `smtp://127.0.0.1:${this.port}`;
+  }
+
+  /** Mail to this address is refused for good from now on. */
+  refuse(address: string): void {
+    this.refused.set(address, 0);
   }
 
   /** The next DATA is held unanswered; resolves with it once it arrived. */
