@@ -48,6 +48,9 @@ const envSchema = z.object({
   PROVIDER_TIMEOUT_MS: z.coerce.number({ error: 'must be a number of milliseconds' }).int().min(100).max(600_000).default(60_000),
   VISITOR_POLL_SECONDS: z.coerce.number({ error: 'must be a number of seconds' }).int().min(1).max(300).optional(),
   AI_IDLE_CLOSE_MINUTES: z.coerce.number({ error: 'must be a number of minutes' }).positive().max(10_080).default(30),
+  SMTP_URL: url(['smtp', 'smtps']).optional(),
+  MAIL_FROM: z.string().max(320).regex(/@/, 'must be an email address, optionally with a name: "Shop <help@shop.example>"').optional(),
+  OFFLINE_FOLLOWUP_MINUTES: z.coerce.number({ error: 'must be a number of minutes' }).positive().max(1440).default(10),
   PARLEY_DEMO: flag.default(false),
   SHOPIFY_BASE_URL: httpUrl.optional(),
   STRIPE_BASE_URL: httpUrl.optional(),
@@ -96,6 +99,11 @@ export interface Config {
   visitorPollSeconds?: number;
   /** A conversation the AI answered and the visitor left alone this long closes, resolved by the AI (fractions allowed, for tests). */
   aiIdleCloseMinutes: number;
+  /**
+   * Offline follow-up by email (docs/routing.md): unset `smtpUrl` = off. `delayMinutes`: how long an
+   * agent line may stay undelivered before it is emailed (fractions allowed, for tests).
+   */
+  mail: { smtpUrl?: string; from: string; delayMinutes: number };
   integrations: { shopifyBaseUrl?: string; stripeBaseUrl?: string };
   providers: Record<ProviderSlug, ProviderSettings>;
   /** Create the demo workspace at start (always in embedded mode; elsewhere only with PARLEY_DEMO=1). */
@@ -142,6 +150,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     providerTimeoutMs: e.PROVIDER_TIMEOUT_MS,
     visitorPollSeconds: e.VISITOR_POLL_SECONDS,
     aiIdleCloseMinutes: e.AI_IDLE_CLOSE_MINUTES,
+    mail: { smtpUrl: e.SMTP_URL, from: e.MAIL_FROM ?? `Parley <no-reply@${new URL(e.APP_URL ?? 'http://localhost').hostname}>`, delayMinutes: e.OFFLINE_FOLLOWUP_MINUTES },
     integrations: { shopifyBaseUrl: e.SHOPIFY_BASE_URL, stripeBaseUrl: e.STRIPE_BASE_URL },
     providers: Object.fromEntries(
       PROVIDER_SLUGS.map((slug) => {

@@ -19,6 +19,7 @@ import { AGENT_BASE, agentSurface } from './surfaces/agent';
 import { ENDPOINTS } from './surfaces/endpoints';
 import { assetRoutes } from './surfaces/assets';
 import { inboxAppRoutes } from './surfaces/inboxApp';
+import { chatPageRoutes } from './surfaces/chatPage';
 import { PORTAL_BASE, portalSurface } from './surfaces/portal';
 import { V1_BASE, v1Surface } from './surfaces/v1';
 import { anyOrigin, HOT_WIDGET_ENDPOINTS, WIDGET_BASE, widgetSurface } from './surfaces/widget';
@@ -83,6 +84,7 @@ export function createApp(ctx: AppContext, runtime: AppRuntime): Express {
 
   app.use(assetRoutes({ appUrl: ctx.config.appUrl, demo: runtime.demo }));
   app.use(inboxAppRoutes());
+  app.use(chatPageRoutes(ctx.config.appUrl));
   app.use(WIDGET_BASE, anyOrigin);
   app.use(PORTAL_BASE, portalOrigins);
   // No app-wide body parser: each surface parses after its IP limits or authentication (src/http/jsonBody.ts).

@@ -30,6 +30,18 @@
   var RESEND_MS = 1500; // a stored but unanswered message is sent again once, after this pause
   var HIDDEN_PAUSE_MS = 120000; // heartbeats pause after the tab has been hidden this long
   var ROLES = { visitor: 1, assistant: 1, agent: 1, system: 1 };
+  // An offline follow-up mail's link (docs/routing.md): its token rides in the page's fragment; it is
+  // read once and taken out of the address bar, so a copied or bookmarked URL does not carry it.
+  var CONTINUE = takeContinueToken();
+
+  function takeContinueToken() {
+    var m = /(?:^#|&)parley-continue=([\w.-]+)/.exec(location.hash || '');
+    if (!m) return null;
+    try {
+      history.replaceState(null, '', location.pathname + location.search);
+    } catch (e) { /* the token is still used, only the address bar keeps it */ }
+    return m[1];
+  }
 
   function attr(name) {
     var value = script && script.getAttribute(name);
@@ -136,6 +148,9 @@
     "waiting_min": "Waiting for an agent - about {n} min",
     "waiting_soon": "Waiting for an agent - any moment now",
     "queue_position": "Waiting for an agent - you are number {n} in line",
+    "email_label": "Your email",
+    "email_send": "Email me",
+    "email_saved": "Thanks! We'll email you at {email} if you have left when we answer.",
     "sent_to_agent": "Your message was sent. An agent will reply here.",
     "error": "Something went wrong ({status}). Please try again.",
     "retry_in": "Try again in {wait}.",
@@ -361,8 +376,27 @@
       setupProactive();
       if (load(session, 'open') === '1') setOpen(true, false); // stay open across page navigations
     };
-    var restored = S.identity ? recall() : S.conv ? catchUp().then(function () { if (!S.conv) return discover(); }) : discover();
+    var usual = function () { return S.identity ? recall() : S.conv ? catchUp().then(function () { if (!S.conv) return discover(); }) : discover(); };
+    var restored = CONTINUE ? followLink(usual) : usual();
     restored.then(next, next);
+  }
+
+  // The follow-up link: the server moves its conversation to this visitor id and answers it; the chat
+  // opens on it. A link that is expired or not valid says so and the usual restore runs.
+  function followLink(usual) {
+    var headers = Object.assign(visitorHeader(), { 'X-Continue': CONTINUE });
+    CONTINUE = null;
+    return request('GET', '/conversation', null, headers).then(function (r) {
+      var d = r.ok && r.data;
+      if (!d || !d.conversation_id) {
+        showError(errorText(r));
+        return usual();
+      }
+      if (S.conv && S.conv !== d.conversation_id) clearConversation(true);
+      setConversation(d.conversation_id);
+      applyState(d);
+      save(session, 'open', '1');
+    }, usual);
   }
 
   // A visitor minted on this page load has nothing to find, and a miss is a 404 that browsers log
@@ -1120,6 +1154,7 @@
       socket.on('message.created', function (env) { onEnvelope(env, true); });
       socket.on('conversation.updated', function (env) { onEnvelope(env, false); });
       socket.on('typing', onTyping);
+      socket.on('queue.position', onQueuePosition);
       socket.on('connect_error', noop); // refused or unreachable: heartbeats keep polling
     });
   }
@@ -1151,6 +1186,13 @@
     if (isMessage) receive(d);
     else setState(d);
     if (gap) catchUp(); // an event went missing: fetch it over HTTP
+  }
+
+  // Auto routing: the router pushes the place in the queue as it moves (outside the seq order: nothing is stored).
+  function onQueuePosition(env) {
+    var d = env && env.data;
+    if (!d || String(d.conversation_id) !== S.conv) return;
+    setState({ queue_position: d.queue_position });
   }
 
   // ------------------------------------------------------------------ typing, both ways
@@ -1842,12 +1884,45 @@
     request('POST', '/handoff', { visitor_id: S.visitor, conversation_id: S.conv }).then(function (r) {
       if (!r.ok || !r.data) return showError(errorText(r));
       setState(r.data);
-      // After business hours: the workspace's offline message (it asks for an email).
+      // After business hours: the workspace's offline message, and a form to leave an email.
       if (r.data.offline && r.data.offline_message) notice(String(r.data.offline_message));
+      if (r.data.offline) askEmail();
       focusComposer(); // the button is gone now
     }, function () {
       showError(t('unreachable'));
     }).finally(function () { ui.human.disabled = false; });
+  }
+
+  // The after-hours form: the email goes with the handoff (`email`), where an agent's later reply
+  // the visitor does not see is sent (the offline follow-up). One form at a time.
+  function askEmail() {
+    if (ui.log.querySelector('[data-parley="email"]')) return;
+    var conv = S.conv;
+    var input = h('input', { id: 'pw-email', name: 'email', type: 'email', autocomplete: 'email', required: true, maxlength: '255' });
+    var button = h('button', { class: 'btn', type: 'submit', text: t('email_send') });
+    var form = h('form', { class: 'prechat', 'data-parley': 'email', 'aria-label': t('email_label'), novalidate: true }, [
+      h('label', { for: 'pw-email' }, [h('span', { text: t('email_label') }), input]),
+      button
+    ]);
+    form.addEventListener('submit', function (e) {
+      e.preventDefault();
+      var email = input.value.trim();
+      input.setCustomValidity(email ? '' : t('required'));
+      if (!input.checkValidity()) {
+        input.reportValidity();
+        return input.focus();
+      }
+      button.disabled = true;
+      request('POST', '/handoff', { visitor_id: S.visitor, conversation_id: conv, email: email }).then(function (r) {
+        if (!r.ok) return showError(errorText(r));
+        form.remove();
+        notice(t('email_saved', { email: email }));
+      }, function () {
+        showError(t('unreachable'));
+      }).finally(function () { button.disabled = false; });
+    });
+    keepBottom(function () { ui.log.insertBefore(form, ui.typing.parentNode ? ui.typing : null); });
+    if (S.open) setTimeout(function () { input.focus({ preventScroll: true }); }, 0);
   }
 
   function toggleMenu(open) {

@@ -68,6 +68,15 @@ export const OPS_ENDPOINTS: Endpoint[] = [
   {
     ...ops,
     method: 'get',
+    path: '/chat/{key}',
+    summary: "A page holding only the chatbot's widget: where an offline follow-up mail's link lands (docs/routing.md)",
+    description: 'The link carries its token in the URL fragment (`#parley-continue=...`), which the widget hands to `GET /widget/{key}/conversation` as `X-Continue`.',
+    params: { key: z.string().regex(/^[\w-]{1,100}$/).describe('The chatbot public key') },
+    responses: { 200: { description: 'The page.', media: 'text/html' }, 404: 'Not a public key.' },
+  },
+  {
+    ...ops,
+    method: 'get',
     path: '/inbox',
     summary: 'The web inbox (a single-page app on the agent API); every path below /inbox without a file extension is a deep link to it',
     responses: {

@@ -55,6 +55,9 @@ export const presentConversationAssigned = (conversationId: string, by: number |
 });
 
 /** `read` data: the channel's agent read the conversation, on whichever of their devices. */
+/** A waiting visitor's place in the workspace's queue (1 = next), pushed to their widget as the queue moves. */
+export const presentQueuePosition = (conversationId: string, queuePosition: number) => ({ conversation_id: conversationId, queue_position: queuePosition });
+
 export const presentConversationRead = (conversationId: string) => ({ conversation_id: conversationId });
 
 /** `notification` data: exactly what a push to that agent's devices carries (docs/push.md "Payload"). */

@@ -8,6 +8,7 @@ import type {
   presentConversationWatchers,
   presentMessageDelta,
   presentNotification,
+  presentQueuePosition,
   presentSuggestionReady,
   presentTyping,
   presentVisitorPresence,
@@ -26,6 +27,7 @@ export const REALTIME_EVENTS = [
   'read',
   'notification',
   'typing',
+  'queue.position',
 ] as const;
 
 export type RealtimeEventName = (typeof REALTIME_EVENTS)[number];
@@ -46,6 +48,7 @@ export interface RealtimeEventData {
   read: ReturnType<typeof presentConversationRead>;
   notification: ReturnType<typeof presentNotification>;
   typing: ReturnType<typeof presentTyping>;
+  'queue.position': ReturnType<typeof presentQueuePosition>;
 }
 
 /** What every delivery carries; `seq` rises per conversation so a client can spot a gap and catch up over HTTP. */
@@ -57,7 +60,7 @@ export interface RealtimeEnvelope<E extends RealtimeEventName = RealtimeEventNam
 }
 
 /** The events a widget socket also receives for its own conversation; never deltas. */
-export const WIDGET_EVENTS: ReadonlySet<RealtimeEventName> = new Set(['message.created', 'conversation.updated', 'typing']);
+export const WIDGET_EVENTS: ReadonlySet<RealtimeEventName> = new Set(['message.created', 'conversation.updated', 'typing', 'queue.position']);
 
 /** Whether a conversation event also goes to its widget: one of WIDGET_EVENTS, and never the visitor's own typing echoed back. */
 export function reachesWidget<E extends RealtimeEventName>(event: E, data: RealtimeEventData[E]): boolean {

@@ -23,6 +23,7 @@ const DEFAULT_EVENTS = {
   visitor_message: { push: true, sound: null },
   handoff_requested: { push: true, sound: null },
   sla_breach: { push: true, sound: null },
+  conversation_assigned: { push: true, sound: null },
 };
 
 const DEFAULT_PREFERENCES = {

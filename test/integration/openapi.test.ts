@@ -231,6 +231,7 @@ const SCENARIOS: Record<string, Scenario> = {
   'GET /widget.js': (t) => call(t, 'GET /widget.js'),
   'GET /widget/i18n/{language}.json': async (t) => [await call(t, 'GET /widget/i18n/{language}.json'), await call(t, 'GET /widget/i18n/{language}.json', { params: { language: 'xx' } })],
   'GET /brand/logo.svg': (t) => call(t, 'GET /brand/logo.svg'),
+  'GET /chat/{key}': async (t) => [await call(t, 'GET /chat/{key}'), await call(t, 'GET /chat/{key}', { params: { key: 'not a key!' } })],
   'GET /inbox': async (t) => [await call(t, 'GET /inbox'), await request('GET', '/inbox/conversations/0b4e7a52-6f1c-4a8e-9d3b-2c5f8e1a7b90')],
 };
 

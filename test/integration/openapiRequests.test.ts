@@ -25,7 +25,7 @@ interface Answer {
 }
 
 /** Header parameters whose value names a record of the workspace, by the reference that holds it. */
-const HEADER_REFERENCES: Record<string, string> = { 'X-Visitor-Id': 'visitor_id', 'X-Identity': 'identity' };
+const HEADER_REFERENCES: Record<string, string> = { 'X-Visitor-Id': 'visitor_id', 'X-Identity': 'identity', 'X-Continue': 'continue' };
 
 const SCHEMES: Record<string, TokenAbility> = { apiToken: 'api', portalToken: 'portal', agentToken: 'agent' };
 

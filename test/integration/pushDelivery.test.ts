@@ -125,10 +125,10 @@ describe('web push: fan-out and delivery', function () {
       }
     });
 
-    it('visitor_message and sla_breach go to the assigned agent alone, or to every handler when unassigned', async () => {
+    it('visitor_message, sla_breach and conversation_assigned go to the assigned agent alone, or to every handler when unassigned', async () => {
       const ctx = pushContext();
       const t = await team();
-      for (const kind of ['visitor_message', 'sla_breach'] as const) {
+      for (const kind of ['visitor_message', 'sla_breach', 'conversation_assigned'] as const) {
         const mine = t.event(kind, { assignedUserId: t.users.ben.id });
         await raise(ctx, mine);
         assert.deepEqual(t.reached(`parley-${mine.conversationId}`), ['ben'], `${kind} assigned`);
@@ -182,6 +182,7 @@ describe('web push: fan-out and delivery', function () {
         chat_started: { title: 'Lena Park started a chat', body: 'Is the blue jacket back in stock?', ttl: 1800, urgency: 'normal' },
         visitor_message: { title: 'New message from Lena Park', body: 'Is the blue jacket back in stock?', ttl: 900, urgency: 'normal' },
         visitor_arrived: { title: 'Lena Park is on your site', body: 'Is the blue jacket back in stock?', ttl: 300, urgency: 'low' },
+        conversation_assigned: { title: 'Lena Park was assigned to you', body: 'Is the blue jacket back in stock?', ttl: 600, urgency: 'high' },
       };
       await Chatbot.update({ branding: { live_visitors: true } }, { where: { id: t.bot.id } });
       for (const kind of Object.keys(expected) as NotificationEvent[]) {

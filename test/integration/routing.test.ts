@@ -80,6 +80,15 @@ describe('auto-assignment (routing mode auto)', function () {
     assert.deepEqual([assigned?.source, assigned?.userId], ['system', ann.user.id]);
     const told = await ann.inbox!.next((r) => r.name === 'conversation.assigned' && (r.payload.data as { conversation_id: string }).conversation_id === c1.publicId);
     assert.deepEqual(told.payload.data, { conversation_id: c1.publicId, by: null });
+    // Its own push (the open tab hears it as `notification`, under the push preferences), for Ann alone.
+    const pushed = await ann.inbox!.next((r) => r.name === 'notification' && (r.payload.data as { event: string }).event === 'conversation_assigned');
+    assert.deepEqual(
+      [(pushed.payload.data as { conversation_id: string }).conversation_id, (pushed.payload.data as { title: string }).title.endsWith('was assigned to you')],
+      [c1.publicId, true],
+    );
+    await bob.inbox!.next((r) => r.name === 'notification' && (r.payload.data as { event: string; conversation_id: string }).event === 'conversation_assigned' && (r.payload.data as { conversation_id: string }).conversation_id === c2.publicId);
+    const notForBob = bob.inbox!.received.filter((r) => r.name === 'notification' && (r.payload.data as { event: string; conversation_id: string }).event === 'conversation_assigned' && (r.payload.data as { conversation_id: string }).conversation_id === c1.publicId);
+    assert.deepEqual(notForBob, [], "Ann's assignment is not pushed to Bob");
 
     // Ann resolves: her seat takes the head of the queue; the next moves up.
     assert.equal((await agentPost(ann, c1, 'resolve')).status, 200);
@@ -91,6 +100,26 @@ describe('auto-assignment (routing mode auto)', function () {
     assert.equal(await eventually(() => holder(c4), (id) => id !== null), bob.user.id);
     const gone = await request('GET', `/widget/${bot.publicKey}/conversations/${c4.publicId}`, { headers: { 'X-Visitor-Id': c4.visitorKey, 'X-Forwarded-For': freshIp() } });
     assert.deepEqual([gone.body.status, gone.body.queue_position], ['agent', null]);
+  });
+
+  it('pushes the new place in the queue to a waiting widget as the queue moves (queue.position)', async () => {
+    const { company, bot } = await workspace({ capacity: 1 });
+    const ann = await agentOnline(company);
+    const [c1, c2, c3] = [await waiting(bot), await waiting(bot), await waiting(bot)];
+    assert.equal((await handoff(bot, c1)).body.queue_position, null);
+    assert.equal((await handoff(bot, c2)).body.queue_position, 1);
+    const widgetSocket = await connect(server().url, { key: bot.publicKey, visitor_id: c3.visitorKey, conversation_id: c3.publicId });
+    sockets.push(widgetSocket);
+    const widgetInbox = new Inbox(widgetSocket);
+    assert.equal((await handoff(bot, c3)).body.queue_position, 2);
+    const second = await widgetInbox.next((r) => r.name === 'queue.position');
+    assert.deepEqual(second.payload.data, { conversation_id: c3.publicId, queue_position: 2 });
+
+    // Ann resolves the first: the second is hers, and the third's widget hears it is next, without asking.
+    assert.equal((await agentPost(ann, c1, 'resolve')).status, 200);
+    const next = await widgetInbox.next((r) => r.name === 'queue.position' && (r.payload.data as { queue_position: number }).queue_position === 1);
+    assert.deepEqual([next.payload.data, next.payload.seq], [{ conversation_id: c3.publicId, queue_position: 1 }, 0]);
+    assert.equal(await holder(c2), ann.user.id);
   });
 
   it('skips agents who are away, without the inbox open, or at their own capacity; coming online takes the waiting one', async () => {
@@ -141,6 +170,28 @@ describe('auto-assignment (routing mode auto)', function () {
       const answer = await handoff(bot, c1);
       assert.deepEqual(answer.body, { status: 'bot', handoff_state: 'bot_active', wait_remaining: null, offline: true, offline_message: 'Back on Monday at 9.' });
       assert.equal((await Conversation.findByPk(c1.id))!.handoffState, 'bot_active');
+    });
+
+    it('after hours the widget leaves an email with the handoff: stored as the visitor\'s, a verified identity\'s kept, a bad one refused', async () => {
+      const { bot } = await workspace({ mode: 'manual', ...closed });
+      const c1 = await waiting(bot);
+      const leave = (conversation: Conversation, email: unknown) =>
+        request('POST', `/widget/${bot.publicKey}/handoff`, { body: { visitor_id: conversation.visitorKey, conversation_id: conversation.publicId, email }, headers: { 'X-Forwarded-For': freshIp() } });
+      const answer = await leave(c1, 'night.owl@example.test');
+      assert.equal(answer.status, 200, JSON.stringify(answer.body));
+      assert.equal(answer.body.offline, true);
+      assert.equal((await Conversation.findByPk(c1.id))!.visitorEmail, 'night.owl@example.test');
+      const events = await ConversationEvent.findAll({ where: { conversationId: c1.id, type: 'email_left' } });
+      assert.deepEqual(events.map((event) => event.source), ['visitor']);
+
+      const refused = await leave(c1, 'not an address');
+      assert.equal(refused.status, 422);
+      assert.ok(refused.body.errors.email, JSON.stringify(refused.body));
+
+      const verified = await waiting(bot);
+      await verified.update({ visitorEmail: 'real@customer.test', identity: { sub: 'cust-1', email: 'real@customer.test', exp: 4102444800 } });
+      assert.equal((await leave(verified, 'someone.else@example.test')).status, 200);
+      assert.equal((await Conversation.findByPk(verified.id))!.visitorEmail, 'real@customer.test');
     });
 
     it('after hours without ai_after_hours the conversation waits for a person and the AI stays silent, saying the offline message', async () => {

@@ -20,6 +20,7 @@ const PATTERN_SAMPLES: Record<string, string> = {
   '^(?:[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+)?$': '',
   // Any JWT-shaped value: the tenant's signed token replaces it (test/support/sweepTenant.ts).
   '^[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+$': 'e30.e30.c2ln',
+  '^v1\\.[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+$': 'v1.e30.c2ln',
   '^\\d{1,9}$': '1',
   '^\\d{1,10}$': '1',
   '^\\d+$': '1',

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { TokenAbility } from '../../config/roles';
 import { createCannedReply } from '../../src/domain/catalogue/createCannedReply';
 import { createTag } from '../../src/domain/catalogue/createTag';
+import { followUpsOf } from '../../src/domain/followup/service';
 import { AiSuggestion, Message, Webhook, type Chatbot, type Company, type Conversation, type User } from '../../src/models';
 import * as make from './factories';
 import { server } from './hooks';
@@ -51,6 +52,7 @@ export async function sweepTenant(options: { liveVisitor?: boolean } = {}): Prom
   const webhook = await Webhook.create({ companyId: company.id, url: 'http://127.0.0.1:9/hook', events: ['message.created'], secretEncrypted: server().ctx.secrets.seal('whsec_sweep'), active: false });
   const suggestion = await AiSuggestion.create({ companyId: company.id, conversationId: conversation.id, userId: owner.id, suggestion: 'Sure!', outcome: 'generated' });
   const answer = await Message.findOne({ where: { conversationId: conversation.id, role: 'assistant' }, attributes: ['id'] });
+  const followUp = await followUpsOf(server().ctx).records.create({ companyId: company.id, conversationId: conversation.id, recipient: conversation.visitorEmail!, lines: [{ id: Number(answer!.id), content: '', at: new Date() }] });
   const liveVisitor = `visitor-${unique()}`;
   if (options.liveVisitor !== false) {
     const beat = await request('POST', `/widget/${bot.publicKey}/heartbeat`, {
@@ -92,6 +94,8 @@ export async function sweepTenant(options: { liveVisitor?: boolean } = {}): Prom
       email: owner.email,
       password: PASSWORD,
       // A widget identity token only its chatbot's secret can sign: no document example can be one.
+      // An offline follow-up's link, signed with the server's key for a mail of the tenant's conversation.
+      continue: followUpsOf(server().ctx).links.sign(conversation.publicId, followUp.id),
       identity: make.identityToken(await make.chatbotIdentitySecret(bot), { sub: `cust-${unique()}`, exp: Math.floor(Date.now() / 1000) + 3600 }),
     },
     async freshToken(ability) {

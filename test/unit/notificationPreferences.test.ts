@@ -33,7 +33,7 @@ describe('notification preferences: resolution', () => {
       dndUntil: null,
       chatbotFilter: [],
     });
-    assert.deepEqual(Object.keys(resolved.events), ['visitor_arrived', 'chat_started', 'visitor_message', 'handoff_requested', 'sla_breach']);
+    assert.deepEqual(Object.keys(resolved.events), ['visitor_arrived', 'chat_started', 'visitor_message', 'handoff_requested', 'sla_breach', 'conversation_assigned']);
   });
 
   it('keeps saved events, defaults the others, and ignores keys it does not know', () => {

@@ -167,6 +167,10 @@ function onEvent({ event, data, seq }: Envelope): void {
     if (gap) threadSoon();
   }
   if (event === 'notification') return alertIfHidden(data as Alert);
+  // The router (by: null) gave this agent a conversation: said at once, whatever the filter shows.
+  if (event === 'conversation.assigned' && data.by === null) assignedToMe(id);
+  // A waiting visitor's place in the queue: the widget's business, nothing to refetch here.
+  if (event === 'queue.position') return;
   if (event === 'typing') {
     if (isOpen) showVisitorTyping(data);
     return;
@@ -191,6 +195,13 @@ function onEvent({ event, data, seq }: Envelope): void {
     addMessage({ id: Number(data.id), role: String(data.role), content: data.content, at: String(data.at) }, true);
   }
   threadSoon();
+}
+
+function assignedToMe(conversationId: string): void {
+  const visitor = state.items.find((item) => item.id === conversationId)?.visitor ?? 'A visitor';
+  const text = `Assigned to you: ${visitor}. It is in Mine.`;
+  toast(text);
+  announce(text);
 }
 
 function connection(online: boolean): void {

@@ -11,6 +11,7 @@ const EVENTS: Array<[string, string]> = [
   ['visitor_message', 'A visitor writes (while a person is awaited or holds the chat)'],
   ['handoff_requested', 'A visitor asks for a person'],
   ['sla_breach', 'A visitor waits past the first-response target'],
+  ['conversation_assigned', 'The router assigns a conversation to me'],
 ];
 
 interface Preferences {

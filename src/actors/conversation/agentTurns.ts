@@ -9,6 +9,7 @@ import { visitorActorId } from '../visitor/protocol';
 import type { ConversationActor } from './actor';
 import type { ConversationView, InviteInput, SentMessage, StoredNote } from './protocol';
 import type { Unit } from './record';
+import { armFollowUp } from './followUp';
 import { routeNext } from './routing';
 import { announceHolder, move, stopSlaClock } from './stateMoves';
 
@@ -72,6 +73,7 @@ export async function agentReply(actor: ConversationActor, userId: number, text:
     });
     await stopSlaClock(actor);
     tellVisitor(actor, conversation);
+    await armFollowUp(actor, Number(message.id));
     return { ...actor.view(), message: sent(message), duplicate: false };
   } catch (error) {
     const theirs = error instanceof UniqueConstraintError ? await earlier() : null;
@@ -110,6 +112,7 @@ export async function invite(actor: ConversationActor, input: InviteInput): Prom
     return unit.addLine({ role: 'agent', content: input.text, authorUserId: input.userId });
   });
   tellVisitor(actor, actor.conversation());
+  await armFollowUp(actor, Number(message.id));
   return { ...actor.view(), created: !existing, message: sent(message) };
 }
 

@@ -8,6 +8,8 @@ import * as records from './agentRecords';
 import * as agent from './agentTurns';
 import { idleCheck } from './idleClose';
 import { acceptCheck, autoAssign } from './routing';
+import { followUpCheck } from './followUp';
+import { continueByLink, leaveEmail } from './offlineVisitor';
 import { slaCheck } from './stateMoves';
 import { TypingState } from './typing';
 import * as visitor from './visitorTurns';
@@ -62,6 +64,9 @@ export function conversationBehaviour(deps: ActorDeps): ActorBehaviour<'conversa
           typing: (signal) => typing.signal(signal),
           autoAssign: ({ userId, capacity, acceptSeconds }) => autoAssign(actor, userId, capacity, acceptSeconds),
           acceptCheck: ({ userId, routedAt }) => acceptCheck(actor, userId, routedAt),
+          followUpCheck: () => followUpCheck(actor),
+          continueByLink: ({ chatbotId, visitorKey, followupId }) => continueByLink(actor, { chatbotId, visitorKey }, followupId),
+          leaveEmail: ({ chatbotId, visitorKey, email }) => leaveEmail(actor, { chatbotId, visitorKey }, email),
         },
       };
     },

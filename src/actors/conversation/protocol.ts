@@ -143,6 +143,15 @@ declare module '../runtime/protocol' {
       autoAssign: { message: AgentRef & { capacity: number; acceptSeconds: number }; reply: 'assigned' | 'full' | 'gone' };
       /** The accept timer of the router's assignment at `routedAt` (ISO 8601) ran out. */
       acceptCheck: { message: AgentRef & { routedAt: string } };
+      /** The offline follow-up's reminder: email agent lines the visitor has not received (docs/routing.md). */
+      followUpCheck: { message: Record<never, never> };
+      /**
+       * A follow-up mail's link was opened on this device (visitor id): the conversation moves to it, so
+       * the visitor answers from there. The route verified the link; the mail must be this conversation's.
+       */
+      continueByLink: { message: { chatbotId: number; visitorKey: string; followupId: number }; reply: ConversationView };
+      /** The visitor left an email in the widget (the after-hours form): the address a follow-up goes to. */
+      leaveEmail: { message: { chatbotId: number; visitorKey: string; email: string }; reply: ConversationView };
     };
   }
 }

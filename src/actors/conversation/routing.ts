@@ -33,6 +33,8 @@ export async function autoAssign(actor: ConversationActor, userId: number, capac
     return 'assigned' as const;
   });
   if (outcome !== 'assigned') return outcome;
+  // The agent's own push (their other devices, a hidden inbox tab): the router gave them this one.
+  actor.push('conversation_assigned', now.getTime(), actor.conversation().lastMessagePreview ?? '');
   await stopSlaClock(actor);
   await actor.env.remind({ type: 'acceptCheck', userId, routedAt: now.toISOString() }, { key: ACCEPT_REMINDER, delayMs: acceptSeconds * 1000 });
   return outcome;

@@ -3,6 +3,7 @@ import { pickAgent, queuePosition, routableAgents, waitingQueue } from '../../do
 import { routingOfCompany } from '../../domain/routing/settings';
 import type { ActorDeps } from '../deps';
 import type { ActivationEnv, ActorBehaviour } from '../runtime/behaviour';
+import { QueuePositions } from './positions';
 import './protocol';
 
 const SWEEP_REMINDER = 'sweep';
@@ -23,7 +24,8 @@ export function routingBehaviour(deps: ActorDeps): ActorBehaviour<'routing'> {
       const companyId = Number(env.id);
       // Whether this activation has a sweep scheduled: rescheduling on every pass would cost Redis round trips per handoff.
       const sweep = { armed: false };
-      const pump = () => route(env, deps, companyId, sweep);
+      const positions = new QueuePositions(deps.realtime);
+      const pump = () => route(env, deps, companyId, sweep, positions);
       return {
         handle: {
           pump,
@@ -43,10 +45,11 @@ export function routingBehaviour(deps: ActorDeps): ActorBehaviour<'routing'> {
 }
 
 /** One pass: the queue in order, each to the best agent with room, until the queue or the seats run out. */
-async function route(env: ActivationEnv<'routing'>, deps: ActorDeps, companyId: number, sweep: { armed: boolean }): Promise<{ assigned: number }> {
+async function route(env: ActivationEnv<'routing'>, deps: ActorDeps, companyId: number, sweep: { armed: boolean }, positions: QueuePositions): Promise<{ assigned: number }> {
   const settings = await routingOfCompany(companyId);
   const queue = settings.mode === 'auto' ? await waitingQueue(companyId) : [];
   if (!queue.length) {
+    positions.announce([]);
     if (sweep.armed) await env.cancelReminder(SWEEP_REMINDER);
     sweep.armed = false;
     return { assigned: 0 };
@@ -54,16 +57,20 @@ async function route(env: ActivationEnv<'routing'>, deps: ActorDeps, companyId: 
   const connected = await deps.inboxPresence.connected(companyId);
   const agents = (await routableAgents(companyId, settings.capacity)).filter((agent) => agent.status === 'online' && connected.has(agent.id));
   let assigned = 0;
+  // Those given an agent or no longer waiting in this pass; the rest still wait, in this order.
+  const left = new Set<string>();
   try {
     for (const waiting of queue) {
       const agent = await assignOne(deps, waiting.publicId, waiting.passedOverUserId, agents, settings.accept_seconds);
       if (agent === 'nobody') break; // first come first served: nobody behind it goes first
+      left.add(waiting.publicId);
       if (agent) assigned += 1;
     }
   } catch (error) {
     // A conversation actor out of reach (its node died): the head keeps its place; the sweep tries again.
     env.logger.warn({ err: error, companyId }, 'routing pass stopped');
   }
+  positions.announce(queue.filter((waiting) => !left.has(waiting.publicId)).map((waiting) => waiting.publicId));
   if (assigned < queue.length && !sweep.armed) {
     await env.remind({ type: 'sweep' }, { key: SWEEP_REMINDER, delayMs: SWEEP_MS });
     sweep.armed = true;

@@ -2,7 +2,7 @@ import type { NotificationEvents, NotificationPreference } from '../../models';
 import { isClockTime, localMinutes, minutesOfClock, withinWindow } from './clock';
 
 /** The agent notification event keys (docs/api.md "Notification preferences"). */
-export const NOTIFICATION_EVENTS = ['visitor_arrived', 'chat_started', 'visitor_message', 'handoff_requested', 'sla_breach'] as const;
+export const NOTIFICATION_EVENTS = ['visitor_arrived', 'chat_started', 'visitor_message', 'handoff_requested', 'sla_breach', 'conversation_assigned'] as const;
 export type NotificationEvent = (typeof NOTIFICATION_EVENTS)[number];
 
 export interface EventPreference {

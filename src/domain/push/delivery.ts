@@ -15,6 +15,8 @@ export interface DeliveryClass {
 export const DELIVERY: Readonly<Record<NotificationEvent, DeliveryClass>> = Object.freeze({
   handoff_requested: { ttlSeconds: 3_600, urgency: 'high' },
   sla_breach: { ttlSeconds: 3_600, urgency: 'high' },
+  // The router's accept time runs (120 s by default): a late push is one for a conversation already gone to someone else.
+  conversation_assigned: { ttlSeconds: 600, urgency: 'high' },
   chat_started: { ttlSeconds: 1_800, urgency: 'normal' },
   visitor_message: { ttlSeconds: 900, urgency: 'normal' },
   visitor_arrived: { ttlSeconds: 300, urgency: 'low' },

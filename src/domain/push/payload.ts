@@ -33,6 +33,7 @@ const WORDING: Record<NotificationEvent, (visitor: string, text: string) => { ti
   visitor_message: (visitor, text) => ({ title: `New message from ${visitor}`, body: text }),
   handoff_requested: (visitor, text) => ({ title: `${visitor} is waiting for a person`, body: `${visitor} ${text}` }),
   sla_breach: (visitor, text) => ({ title: `${visitor} is still waiting`, body: `${visitor} ${text}` }),
+  conversation_assigned: (visitor, text) => ({ title: `${visitor} was assigned to you`, body: text || 'Answer them in the inbox.' }),
 };
 
 /** The notification for one agent: the event's wording, where it leads, and that agent's sound settings. */

@@ -14,12 +14,12 @@ export interface PushRecipient {
 const HANDLER_ROLES = ROLE_NAMES.filter((role) => roleCan(role, 'handle-conversations'));
 
 /** Events about one conversation's ongoing exchange go to whoever holds it; the rest to every handler. */
-const FOR_THE_ASSIGNEE: ReadonlySet<NotificationEvent> = new Set(['visitor_message', 'sla_breach']);
+const FOR_THE_ASSIGNEE: ReadonlySet<NotificationEvent> = new Set(['visitor_message', 'sla_breach', 'conversation_assigned']);
 
 /**
  * Who may hear of this event (docs/push.md "Events and recipients"), before their own preferences: the
- * workspace's handlers who are not suspended, in a workspace that is not suspended. `visitor_message`
- * and `sla_breach` go to the assigned agent alone, or to all when nobody (who can still handle
+ * workspace's handlers who are not suspended, in a workspace that is not suspended. `visitor_message`,
+ * `sla_breach` and `conversation_assigned` go to the assigned agent alone, or to all when nobody (who can still handle
  * conversations) holds it. `visitor_arrived` only while the chatbot is active and shows live visitors.
  */
 export async function pushRecipients(event: PushEvent): Promise<PushRecipient[]> {

@@ -11,8 +11,9 @@ import { webhooks } from './0010-webhooks';
 import { routing } from './0011-routing';
 import { messageRatings } from './0012-message-ratings';
 import { knowledgeLanguages } from './0013-knowledge-languages';
+import { offlineFollowups } from './0014-offline-followups';
 import { knowledgeEmbeddings } from './0019-knowledge-embeddings';
 import type { Migration } from './types';
 
 /** Every migration in order. A new one is appended here, never edited once released. */
-export const migrations: Migration[] = [initialSchema, knowledgeTerms, inboxIndexes, tokenFamilies, oneOpenConversation, identitySub, conversationTimezone, inboxSearch, inboxCounts, webhooks, routing, messageRatings, knowledgeLanguages, knowledgeEmbeddings];
+export const migrations: Migration[] = [initialSchema, knowledgeTerms, inboxIndexes, tokenFamilies, oneOpenConversation, identitySub, conversationTimezone, inboxSearch, inboxCounts, webhooks, routing, messageRatings, knowledgeLanguages, offlineFollowups, knowledgeEmbeddings];

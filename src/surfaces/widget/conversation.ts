@@ -12,7 +12,9 @@ import { isOpen, offlineNotice } from '../../domain/routing/businessHours';
 import { presentConversationView, presentWidgetState } from '../../presenters/widget';
 import { endpoint } from '../endpoint';
 import { continueCustomerConversation, IDENTITY_HEADER, identityOf } from './customerConversation';
-import { BLOCKED, conversationBody, identityToken, NO_CHATBOT, NOT_THEIRS, perIp, SAMPLE_CONVERSATION, SAMPLE_VISITOR, stateQuery } from './schemas';
+import { CONTINUE_HEADER, continueByLink } from './continueLink';
+import { followUpsOf } from '../../domain/followup/service';
+import { BLOCKED, continueToken, conversationBody, handoffBody, identityToken, NO_CHATBOT, NOT_THEIRS, perIp, SAMPLE_CONVERSATION, SAMPLE_VISITOR, stateQuery } from './schemas';
 
 /**
  * The header the state reads also take the visitor id in. The id is the only key to a transcript, and
@@ -37,6 +39,13 @@ const identityHeader = {
   schema: identityToken,
 };
 
+const continueHeader = {
+  name: CONTINUE_HEADER,
+  description:
+    "The token of an offline follow-up mail's link (docs/routing.md): verified, the mail's conversation moves to this visitor id and is answered. A forged, damaged or expired link is a 422 on `continue`.",
+  schema: continueToken,
+};
+
 const widget = { surface: 'widget', auth: 'none' } as const;
 // One budget for both state reads.
 const stateLimit = perIp('widget-state', 120);
@@ -54,20 +63,24 @@ export const conversationEndpoints = [
       'With a verified `X-Identity` token the conversation moves to this visitor id (its catch-up, socket, handoff and reset then work here; the device it left takes it back by reading with its token again). When this visitor id has an open conversation of its own and the customer’s latest is open too, its own is answered.',
     limit: stateLimit,
     query: { schema: stateQuery, examples: [{ visitor_id: SAMPLE_VISITOR }] },
-    headers: [...visitorHeader, identityHeader],
+    headers: [...visitorHeader, identityHeader, continueHeader],
     responses: {
       200: { description: 'Its state and every message.', json: latestState },
-      404: `${NO_CHATBOT} Also when the visitor has no conversation.`,
-      422: 'Validation failed, or the identity token is unsigned, wrongly signed, expired, more than 24 hours ahead or without `sub` (`errors.identity`).',
+      403: `${BLOCKED} (With a follow-up link.)`,
+      404: `${NO_CHATBOT} Also when the visitor has no conversation, or a follow-up link's conversation is gone.`,
+      409: openElsewhere,
+      422: 'Validation failed, or the identity token is unsigned, wrongly signed, expired, more than 24 hours ahead or without `sub` (`errors.identity`), or the follow-up link is not valid or expired (`errors.continue`).',
       503: 'The conversation is moving between servers (`actor_unavailable`); retry after `Retry-After`.',
     },
     handler: async ({ ctx, actors, query: parseQuery }, req, res) => {
       const chatbot = await findWidgetChatbot(req.params.key);
       const query = parseQuery();
       const owner = ownerOf(chatbot.id, query.visitor_id);
+      const linked = await continueByLink(req, followUpsOf(ctx).links, actors, owner);
       const sub = identityOf(req, chatbot, ctx.secrets);
-      const customers = sub && (await continueCustomerConversation(actors, owner, sub));
-      const conversation = customers ? await visitorConversation(owner, customers) : await latestVisitorConversation(owner);
+      const customers = !linked && sub && (await continueCustomerConversation(actors, owner, sub));
+      const named = linked ?? customers;
+      const conversation = named ? await visitorConversation(owner, named) : await latestVisitorConversation(owner);
       // This device's conversation may be another customer's (a shared browser): not this one's to read.
       if (!visitorMayWrite(conversation, { ...owner, sub })) throw notFound('Conversation');
       const state = presentWidgetState(conversation, await messagesAfter(conversation.id), chatbot.company.firstResponseTargetSeconds);
@@ -111,12 +124,20 @@ export const conversationEndpoints = [
     path: '/widget/{key}/handoff',
     summary: 'Ask for a person',
     description:
-      'In auto routing (docs/routing.md) the workspace router is asked at once: the answer shows the conversation assigned (`human_connected`) or waiting with its `queue_position`. Outside business hours the answer adds `offline: true` and the offline message; with `ai_after_hours` the AI keeps the conversation (nobody is asked for), without it the conversation waits for a person.',
+      'In auto routing (docs/routing.md) the workspace router is asked at once: the answer shows the conversation assigned (`human_connected`) or waiting with its `queue_position`. Outside business hours the answer adds `offline: true` and the offline message; with `ai_after_hours` the AI keeps the conversation (nobody is asked for), without it the conversation waits for a person. `email` (the widget\'s after-hours form) is stored as the visitor\'s email first: an agent\'s reply the visitor does not see is emailed there (the offline follow-up).',
     limit: perIp('widget-handoff', 30),
-    body: { schema: conversationBody, examples: [{ visitor_id: SAMPLE_VISITOR, conversation_id: SAMPLE_CONVERSATION }] },
+    body: {
+      schema: handoffBody,
+      examples: [
+        { visitor_id: SAMPLE_VISITOR, conversation_id: SAMPLE_CONVERSATION },
+        { visitor_id: SAMPLE_VISITOR, conversation_id: SAMPLE_CONVERSATION, email: 'sam@example.com' },
+      ],
+    },
     responses: { 200: { description: 'Where the conversation stands now.', json: handoffAnswer }, 403: BLOCKED, 404: NOT_THEIRS, 409: openElsewhere },
-    handler: async ({ actors, body }, req, res) => {
-      const { owner, conversationId, chatbot } = await ownConversation(req.params.key, body());
+    handler: async ({ actors, body: parseBody }, req, res) => {
+      const body = parseBody();
+      const { owner, conversationId, chatbot } = await ownConversation(req.params.key, body);
+      if (body.email) await actors.ask('conversation', conversationId, { type: 'leaveEmail', ...owner, email: body.email });
       const routing = routingOf(chatbot.company);
       const open = isOpen(routing);
       // After hours with the AI allowed, nobody is asked for: the AI keeps the conversation and the widget asks for an email.

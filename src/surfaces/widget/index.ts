@@ -5,6 +5,7 @@ import type { SurfaceDeps, SurfaceEndpoint } from '../endpoint';
 import { configEndpoints } from './config';
 import { conversationEndpoints, VISITOR_HEADER } from './conversation';
 import { IDENTITY_HEADER } from './customerConversation';
+import { CONTINUE_HEADER } from './continueLink';
 import { feedbackEndpoints } from './feedback';
 import { heartbeatEndpoints } from './heartbeat';
 import { streamEndpoints } from './stream';
@@ -32,4 +33,4 @@ export function widgetSurface(deps: SurfaceDeps): Router {
  * Any site may embed the widget; the visitor id travels in the body or, on the state reads, in the
  * X-Visitor-Id header (kept out of URLs and so out of logs), never in a cookie; so does the identity token.
  */
-export const anyOrigin = openToEveryOrigin({ methods: 'GET, POST, OPTIONS', headers: `Content-Type, ${VISITOR_HEADER}, ${IDENTITY_HEADER}` });
+export const anyOrigin = openToEveryOrigin({ methods: 'GET, POST, OPTIONS', headers: `Content-Type, ${VISITOR_HEADER}, ${IDENTITY_HEADER}, ${CONTINUE_HEADER}` });

@@ -34,6 +34,14 @@ export const identityToken = z.string().max(4000).regex(JWT, NOT_A_JWT);
 
 export const conversationBody = z.object({ visitor_id: visitorId, conversation_id: z.uuid() });
 
+/** The handoff also carries the email the after-hours form asks for (docs/routing.md). */
+export const handoffBody = conversationBody.extend({
+  email: z.email('The email must be an email address.').max(255).optional(),
+});
+
+/** A follow-up mail's link token (src/domain/followup/link.ts): `v1.<payload>.<mac>`. */
+export const continueToken = z.string().max(1000).regex(/^v1\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/, 'The link is not valid.');
+
 export const stateQuery = z.object({
   visitor_id: visitorId,
   after: z.coerce.number().int().min(0).optional(),
