@@ -27,6 +27,11 @@ const GOAL = { localP50: 5, localP99: 15, remoteP50: 15 };
 const GOAL_START_CPU_MS = 3;
 /** Stream starts measured one at a time on the node owning their conversations. */
 const STARTS = 100;
+/**
+ * Their pace: the provider holds the first token back, so once the node has sent its request it
+ * waits, and a late read of its CPU on the busy harness core adds idle time, not the answer's work.
+ */
+const START_PACE: Pace = { tokens: 3, everyMs: 5, firstMs: 250 };
 /** How long the node's CPU is watched with no request, to state its background cost beside the starts. */
 const IDLE_MS = 2_000;
 
@@ -48,6 +53,8 @@ interface Sample {
 interface StartCost {
   /** CPU of the node's threads from writing the request to reading `meta`, per start (ms). */
   toMeta: number[];
+  /** The same less the node's background for the window's length (idleMsPerS x seconds), per start (ms). */
+  toMetaLessIdle: number[];
   /** The node's CPU over the whole sequential phase per answer (start, tokens, answer stored, background), ms. */
   wholeAnswerMs: number;
   /** The node's CPU with no request at all, ms per second (cluster heartbeats, timers). */
@@ -63,26 +70,33 @@ interface StartCost {
  * may be counted too: the figure errs high, never low. The node's background in that window is
  * counted as well (stated apart: idle ms/s).
  */
-async function startCosts(node: WebNode, target: Target, key: string, conversations: Array<{ visitor: string; id: string }>, message: (n: number) => string): Promise<StartCost> {
+async function startCosts(node: WebNode, target: Target, key: string, conversations: Array<{ visitor: string; id: string }>): Promise<StartCost> {
   const idleFrom = threadCpuNs(node.pid);
   const idleAt = performance.now();
   await new Promise((r) => setTimeout(r, IDLE_MS));
   const idleMsPerS = (threadCpuNs(node.pid) - idleFrom) / 1e6 / ((performance.now() - idleAt) / 1000);
   const toMeta: number[] = [];
+  const toMetaLessIdle: number[] = [];
   let failed = 0;
   const phaseFrom = threadCpuNs(node.pid);
   for (const [i, c] of conversations.entries()) {
-    let atMeta: number | undefined;
+    let atMeta: { cpu: number; at: number } | undefined;
+    const sentAt = performance.now();
     const before = threadCpuNs(node.pid);
-    const { outcome } = postWidgetStream(target, key, { visitor_id: c.visitor, conversation_id: c.id, message: message(90_000 + i) }, freshIp(), (event) => {
-      if (event === 'meta') atMeta = threadCpuNs(node.pid);
+    const { outcome } = postWidgetStream(target, key, { visitor_id: c.visitor, conversation_id: c.id, message: `${paceText(START_PACE)} (start ${i})` }, freshIp(), (event) => {
+      if (event === 'meta') atMeta = { cpu: threadCpuNs(node.pid), at: performance.now() };
     });
     const ended = await outcome;
-    if (ended.lastEvent !== 'done' || atMeta === undefined) failed++;
-    else toMeta.push((atMeta - before) / 1e6);
+    if (ended.lastEvent !== 'done' || atMeta === undefined) {
+      failed++;
+      continue;
+    }
+    const ms = (atMeta.cpu - before) / 1e6;
+    toMeta.push(ms);
+    toMetaLessIdle.push(ms - (idleMsPerS * (atMeta.at - sentAt)) / 1000);
   }
   const wholeAnswerMs = (threadCpuNs(node.pid) - phaseFrom) / 1e6 / Math.max(1, conversations.length);
-  return { toMeta, wholeAnswerMs, idleMsPerS, failed };
+  return { toMeta, toMetaLessIdle, wholeAnswerMs, idleMsPerS, failed };
 }
 
 interface Measured {
@@ -234,8 +248,10 @@ export async function ttfd(options: { cpuProf: boolean }): Promise<BenchResult[]
     await paced(jobs, RATE_PER_S);
     const cpuPerAnswerMs = (1000 * (nodesCpu() - cpuBefore)) / Math.max(1, jobs.length);
 
-    const starts = await startCosts(a!, targets.get(a!)!, key, conversations.filter((c) => c.owner === a).slice(0, STARTS), message);
-    const startMeanMs = starts.toMeta.reduce((sum, ms) => sum + ms, 0) / Math.max(1, starts.toMeta.length);
+    const starts = await startCosts(a!, targets.get(a!)!, key, conversations.filter((c) => c.owner === a).slice(0, STARTS));
+    const mean = (values: number[]) => values.reduce((sum, ms) => sum + ms, 0) / Math.max(1, values.length);
+    const startMeanMs = mean(starts.toMeta);
+    const startLessIdleMs = mean(starts.toMetaLessIdle);
     const startStats = stats(starts.toMeta);
 
     // Ownership must not have moved while we classified by it.
@@ -269,9 +285,10 @@ export async function ttfd(options: { cpuProf: boolean }): Promise<BenchResult[]
     const startCost: BenchResult = {
       name: 'streamStart',
       title: 'node CPU to start a widget stream (request -> meta sent), a follow-up message on the node owning the conversation; the whole short answer beside it',
-      goal: `<= ${GOAL_START_CPU_MS} ms of node CPU from the request to its meta event (mean over ${STARTS} starts)`,
-      pass: starts.toMeta.length > 0 && starts.failed === 0 && startMeanMs <= GOAL_START_CPU_MS,
+      goal: `<= ${GOAL_START_CPU_MS} ms of node CPU from the request to its meta event (mean over up to ${STARTS} starts, less the node's background)`,
+      pass: starts.toMeta.length > 0 && starts.failed === 0 && startLessIdleMs <= GOAL_START_CPU_MS,
       figures: {
+        node_cpu_ms_to_meta_less_idle: round(startLessIdleMs, 2),
         node_cpu_ms_to_meta: round(startMeanMs, 2),
         node_cpu_ms_to_meta_p50: startStats.p50,
         node_cpu_ms_to_meta_p99: startStats.p99,
@@ -284,9 +301,9 @@ export async function ttfd(options: { cpuProf: boolean }): Promise<BenchResult[]
       baseline: { direct_ttfd_p50_ms: stats(direct).p50 },
       settings,
       notes: [
-        `to_meta: ${STARTS} follow-up messages sent one at a time to the node owning their conversations (node a); the CPU of all its threads (/proc/<pid>/task/*/schedstat, ns) read before writing the request and again when the client read meta. The second read comes after the client got the event, so the node's first post-meta work may be in it: the figure errs high. Its background (idle ms/s) is in it too`,
+        `to_meta: follow-up messages sent one at a time to the node owning their conversations (node a); the CPU of all its threads (/proc/<pid>/task/*/schedstat, ns) read before writing the request and again when the client read meta. The second read comes after the client got the event, so the node's post-meta work up to its provider call (answer check, history, retrieval, provider key, the request) may be in it: the figure errs high. The provider holds the first token back ${START_PACE.firstMs} ms (${paceText(START_PACE)}), so nothing after the call is. less_idle: minus the node's background measured with no request (idle ms/s) for the window's wall time`,
         ...profileNotes,
-        `per_short_answer: node a's CPU over that sequential phase divided by its ${STARTS} answers (start, meta, ${PACE.tokens} tokens, the answer stored, its background); both_nodes_..._at_20_per_s: both nodes' CPU (/proc ticks) over the follow-up phase (${jobs.length} messages at ${RATE_PER_S}/s, local and remote) per message, as this row measured before`,
+        `per_short_answer: node a's CPU over that sequential phase divided by its answers (start, meta, ${START_PACE.tokens} tokens, the answer stored, its background); both_nodes_..._at_20_per_s: both nodes' CPU (/proc ticks) over the follow-up phase (${jobs.length} messages at ${RATE_PER_S}/s, local and remote) per message, as this row measured before`,
       ],
       startedAt: startedAt.toISOString(),
       seconds: (Date.now() - startedAt.getTime()) / 1000,
