@@ -11,8 +11,8 @@ import type { ChatMessage, ChatOptions, Completion } from './providers/types';
 export interface ReplyInput extends ChatOptions {
   chatbot: Chatbot;
   question: string;
-  /** Earlier turns of the conversation, oldest first. */
-  history: ChatMessage[];
+  /** Earlier turns of the conversation, oldest first (or their read, still under way). */
+  history: ChatMessage[] | Promise<ChatMessage[]>;
   /** The visitor's language tag, when the widget told it. */
   language?: string | null;
 }
@@ -32,9 +32,9 @@ const PASSAGES = 5;
  * transaction that stores the reply (domain/usage/recordUsage).
  */
 export async function generateReply(deps: EndpointDeps, input: ReplyInput): Promise<GeneratedReply> {
-  const { chatbot, question, history, language, signal, onDelta } = input;
-  const passages = await retrievePassages(chatbot.id, question, PASSAGES);
-  const endpoint = await resolveEndpoint(deps, chatbot.companyId, chatbot.provider);
+  const { chatbot, question, language, signal, onDelta } = input;
+  // Independent reads, side by side: the time before the provider call is the visitor's wait for the first token.
+  const [passages, endpoint, history] = await Promise.all([retrievePassages(chatbot.id, question, PASSAGES), resolveEndpoint(deps, chatbot.companyId, chatbot.provider), input.history]);
   if (!endpoint) {
     const matched = await matchedWords(chatbot.id, question, passages.slice(0, EXTRACTIVE_PASSAGES));
     const { used, ...answer } = await extractiveAnswer(question, passages, { signal, onDelta }, matched);
