@@ -74,6 +74,11 @@ export class Exchange {
       const onClose = (): void => {
         if (!answer.complete) settle(new Error('the connection closed before the answer ended'));
       };
+      // Lost between the headers and this read: say so now, as 'close' will not come again.
+      if (answer.destroyed && !answer.complete) {
+        settle(answer.errored ?? new Error('the connection closed before the answer ended'));
+        return;
+      }
       answer.setEncoding('utf8');
       answer.on('data', onData);
       answer.once('end', onEnd);
