@@ -62,6 +62,7 @@ const USAGE = `Usage: npm run bench [-- <name>... [--rounds N] [--scale F] [--cp
                heartbeats: visitors times F (default 20,000)
   --cpu-prof   throughput: also profile the runtime and list its hot spots (bench/results/profiles/);
                heartbeats: profile the web node the same way
+               streams, ttfd: the web node (ttfd: node a, whose stream starts are measured)
 
 Results: printed, and merged by name into bench/results/latest.json. Exit code 1 only if a benchmark
 could not run; a missed goal is reported as FAIL but is a result, not an error.`;

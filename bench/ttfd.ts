@@ -66,9 +66,9 @@ interface StartCost {
  * Issue 23's start cost, measured one stream at a time so the node's CPU between two instants
  * belongs to that stream: all its threads' CPU (schedstat, nanoseconds) read just before the request
  * is written and again when `meta` is read. The second read happens on the other core once the
- * client has the event, so work the node does right after `meta` (its first post-meta statements)
- * may be counted too: the figure errs high, never low. The node's background in that window is
- * counted as well (stated apart: idle ms/s).
+ * client has the event, so work the node does after `meta` up to its provider call (START_PACE
+ * holds the first token back, so nothing after it) may be counted too: the figure errs high, never
+ * low. The node's background in that window is counted as well, and subtracted in `toMetaLessIdle`.
  */
 async function startCosts(node: WebNode, target: Target, key: string, conversations: Array<{ visitor: string; id: string }>): Promise<StartCost> {
   const idleFrom = threadCpuNs(node.pid);
