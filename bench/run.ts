@@ -39,7 +39,7 @@ const BENCHMARKS: Record<string, { about: string; run: (options: Options) => Pro
   search: { about: 'retrieval latency with 100,000 passages in the workspace (~90 s)', run: () => search() },
   heartbeats: { about: 'widget heartbeats over HTTP, one pinned web node, 20,000 visitors: CPU per beat vs bare node:http, and new visitors arriving (~2 min)', run: (o) => heartbeats(o) },
   widgetSize: { about: 'GET /widget.js gzipped size, as served (~1 s)', run: () => widgetSize() },
-  ttfd: { about: 'widget stream time to first delta added by Parley, local and cross-node actor, 2 web nodes (~1 min)', run: () => ttfd() },
+  ttfd: { about: 'widget stream time to first delta added by Parley, local and cross-node actor, 2 web nodes, and the node CPU to start a stream (~1 min)', run: (o) => ttfd({ cpuProf: o.cpuProf }) },
   streams: { about: 'concurrent widget streams at 30 tokens/s: 250, 500, 2,000, one web node (~12 min)', run: (o) => streams(o) },
   inbox: { about: 'GET /api/agent/inbox over HTTP, 100,000 conversations in the workspace (~6 min)', run: (o) => inbox({ cpuProf: o.cpuProf }) },
   fanout: { about: 'message.created to 10,000 agent sockets over 3 web nodes (~4 min)', run: () => fanout() },
@@ -64,6 +64,7 @@ const USAGE = `Usage: npm run bench [-- <name>... [--rounds N] [--scale F] [--cp
                heartbeats: visitors times F (default 20,000)
   --cpu-prof   throughput: also profile the runtime and list its hot spots (bench/results/profiles/);
                heartbeats: profile the web node the same way
+               streams, ttfd: the web node (ttfd: node a, whose stream starts are measured)
 
 Results: printed, and merged by name into bench/results/latest.json. Exit code 1 only if a benchmark
 could not run; a missed goal is reported as FAIL but is a result, not an error.`;

@@ -11,8 +11,8 @@ import type { ChatMessage, ChatOptions, Completion } from './providers/types';
 export interface ReplyInput extends ChatOptions {
   chatbot: Chatbot;
   question: string;
-  /** Earlier turns of the conversation, oldest first. */
-  history: ChatMessage[];
+  /** Earlier turns of the conversation, oldest first (or their read, still under way). */
+  history: ChatMessage[] | Promise<ChatMessage[]>;
   /** The visitor's language tag, when the widget told it. */
   language?: string | null;
 }
@@ -33,9 +33,14 @@ const PASSAGES = 5;
  * (domain/usage/recordUsage).
  */
 export async function generateReply(deps: EndpointDeps, input: ReplyInput): Promise<GeneratedReply> {
-  const { chatbot, question, history, language, signal, onDelta } = input;
-  const endpoint = await resolveEndpoint(deps, chatbot.companyId, chatbot.provider);
-  const passages = await retrieveByMeaning(deps, endpoint, chatbot.id, question, PASSAGES);
+  const { chatbot, question, language, signal, onDelta } = input;
+  // Independent reads, side by side: the time before the provider call is the visitor's wait for the first token.
+  const resolving = resolveEndpoint(deps, chatbot.companyId, chatbot.provider);
+  const [endpoint, passages, history] = await Promise.all([
+    resolving,
+    resolving.then((resolved) => retrieveByMeaning(deps, resolved, chatbot.id, question, PASSAGES)),
+    input.history,
+  ]);
   if (!endpoint) {
     const matched = await matchedWords(chatbot.id, question, passages.slice(0, EXTRACTIVE_PASSAGES));
     const { used, ...answer } = await extractiveAnswer(question, passages, { signal, onDelta }, matched);

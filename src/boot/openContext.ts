@@ -11,6 +11,7 @@ import { limiterFactory } from '../limits/limiters';
 import { Metrics } from '../ops/metrics';
 import type { ReadinessCheck } from '../readiness';
 import { connectRedis } from '../redis';
+import { forgetSettingsEpoch, shareSettingsEpoch } from '../db/settingsEpoch';
 import { SecretBox } from '../security/encryption';
 import { JOB_KINDS } from './jobs';
 
@@ -29,6 +30,7 @@ export async function openContext(
     // Embedded mode has no release phase, so the web process migrates; elsewhere `parley migrate` does.
     if (options.migrateEmbedded && config.embeddedDatabase) await migrate(db.sequelize, logger);
     const redis = options.redis !== false && config.redisUrl ? await connectRedis(config.redisUrl, logger) : undefined;
+    if (redis) shareSettingsEpoch(redis, config.redisPrefix, logger);
     const limiters = limiterFactory(redis, config.redisPrefix);
     const readiness: ReadinessCheck[] = [{ name: 'database', check: async () => void (await db.sequelize.query('SELECT 1')) }];
     if (redis) readiness.push({ name: 'redis', check: async () => void (await redis.ping()) });
@@ -46,6 +48,7 @@ export async function openContext(
 
 export async function closeContext(ctx: AppContext): Promise<void> {
   await ctx.jobs.close();
+  if (ctx.redis) forgetSettingsEpoch(ctx.redis);
   await ctx.redis?.quit().catch(() => ctx.redis?.disconnect());
   // Before the database closes: an embedded server stopping would otherwise look like a lost lock to take again.
   await ctx.nodeLock?.release();

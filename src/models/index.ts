@@ -1,4 +1,5 @@
-import type { NonAttribute, Sequelize } from 'sequelize';
+import type { Model, ModelStatic, NonAttribute, Sequelize, Transaction } from 'sequelize';
+import { settingsWritten } from '../db/settingsEpoch';
 import { AccessToken } from './AccessToken';
 import { AiSuggestion } from './AiSuggestion';
 import { CannedReply } from './CannedReply';
@@ -105,6 +106,9 @@ export function initModels(sequelize: Sequelize): void {
     model.initModel(sequelize);
   }
 
+  announceSettingsWrites(Chatbot);
+  announceSettingsWrites(Company);
+
   Company.hasMany(User, { as: 'users', foreignKey: 'companyId' });
   User.belongsTo(Company, { as: 'company', foreignKey: 'companyId' });
   User.hasOne(NotificationPreference, { as: 'notificationPreference', foreignKey: 'userId' });
@@ -142,4 +146,27 @@ export function initModels(sequelize: Sequelize): void {
   Visitor.belongsTo(Chatbot, { as: 'chatbot', foreignKey: 'chatbotId' });
 
   Lead.belongsTo(Conversation, { as: 'conversation', foreignKey: 'conversationId' });
+}
+
+type WriteOptions = { transaction?: Transaction | null };
+
+/** Raises the settings epoch once the write is committed (at once without a transaction). */
+function afterCommit(options: WriteOptions): Promise<void> | undefined {
+  if (!options.transaction) return settingsWritten();
+  options.transaction.afterCommit(() => settingsWritten());
+  return undefined;
+}
+
+/**
+ * Every committed write of a chatbot or workspace row raises the settings epoch, which the nodes'
+ * remembered settings are checked against (src/db/settingsEpoch.ts). Awaited after the commit, so
+ * the write's caller answers only once every node can tell.
+ */
+function announceSettingsWrites<M extends Model>(model: ModelStatic<M>): void {
+  // Named, and removed first: models may be initialised more than once in a process (tests).
+  for (const hook of ['afterSave', 'afterDestroy', 'afterBulkUpdate', 'afterBulkDestroy'] as const) model.removeHook(hook, 'settingsEpoch');
+  model.addHook('afterSave', 'settingsEpoch', (_row: M, options: WriteOptions) => afterCommit(options));
+  model.addHook('afterDestroy', 'settingsEpoch', (_row: M, options: WriteOptions) => afterCommit(options));
+  model.addHook('afterBulkUpdate', 'settingsEpoch', (options: WriteOptions) => afterCommit(options));
+  model.addHook('afterBulkDestroy', 'settingsEpoch', (options: WriteOptions) => afterCommit(options));
 }

@@ -81,6 +81,45 @@ describe('widget conversations across real web processes', function () {
     }
   });
 
+  it('a settings write on one node is seen by the next stream on the other, though nodes remember chatbots between writes', async () => {
+    const env = deployment.env();
+    const email = 'owner@settings-shop.test';
+    await cliOk(['workspace', 'create', '--name', 'Settings Shop', '--plan', 'pro', '--portal', '--owner-email', email, '--owner-password', 'password-123'], env);
+    const { company_id: companyId } = (await deployment.query<{ company_id: number }>('SELECT company_id FROM users WHERE email = $1', [email]))[0]!;
+    const { chatbot } = (await cliOk(['chatbot', 'create', '--company', String(companyId), '--name', 'Settings'], env)) as { chatbot: { public_key: string } };
+    const { token } = (await cliOk(['token', 'create', '--user', email, '--ability', 'portal'], env)) as { token: string };
+    const stream = (node: ClusterNode, body: Record<string, unknown>) =>
+      postStream(`/widget/${chatbot.public_key}/stream`, body, { 'X-Forwarded-For': `10.8.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}` }, node.url);
+    const update = (node: ClusterNode, body: Record<string, unknown>) => request('PUT', `/api/portal/chatbots/${chatbot.public_key}`, { token, body: { name: 'Settings', ...body }, baseUrl: node.url });
+    const leads = async () => Number((await deployment.query<{ n: string }>('SELECT count(*) AS n FROM leads WHERE company_id = $1', [companyId]))[0]!.n);
+
+    // The conversation lives on one node (its actor reads the chatbot's flags); the stream route on both nodes has read the chatbot.
+    fakeLlm().script({ reply: 'Hello!' });
+    const opened = await stream(deployment.live()[0]!, { visitor_id: 'settings-visitor', message: 'Hi, I am ann@example.com' });
+    assert.equal(opened.events.at(-1)?.event, 'done', JSON.stringify(opened.events));
+    const conversationId = opened.events[0]!.data.conversation_id as string;
+    const owner = await deployment.ownerOf('conversation', conversationId);
+    const other = otherThan(owner);
+    fakeLlm().script({ reply: 'Hello again!' });
+    assert.equal((await stream(other, { visitor_id: 'settings-visitor', conversation_id: conversationId, message: 'Still me' })).events.at(-1)?.event, 'done');
+    assert.equal(await leads(), 0, 'auto_actions is off: no lead from the email');
+
+    // A flag the owner's actor reads per turn, switched on through the other node.
+    assert.equal((await update(other, { auto_actions: true })).status, 200);
+    fakeLlm().script({ reply: 'Noted.' });
+    const next = await stream(owner, { visitor_id: 'settings-visitor', conversation_id: conversationId, message: 'Write to ann@example.com please' });
+    assert.equal(next.events.at(-1)?.event, 'done', JSON.stringify(next.events));
+    assert.equal(await leads(), 1, 'the owner saw auto_actions switched on by the next message');
+
+    // The chatbot switched off on one node: the next stream on the other answers 404, as for an unknown key; and back on.
+    assert.equal((await update(owner, { is_active: false })).status, 200);
+    const refused = await stream(other, { visitor_id: 'settings-visitor', conversation_id: conversationId, message: 'Hello?' });
+    assert.equal(refused.status, 404, JSON.stringify(refused.body ?? refused.events));
+    assert.equal((await update(other, { is_active: true })).status, 200);
+    fakeLlm().script({ reply: 'Back.' });
+    assert.equal((await stream(owner, { visitor_id: 'settings-visitor', conversation_id: conversationId, message: 'Hello?' })).events.at(-1)?.event, 'done');
+  });
+
   it('ends the stream with an error when the owner dies mid-reply; catch-up shows what was stored; a retry answers once', async () => {
     const visitor = 'visitor-crash';
     const conversationId = await openConversation(visitor);

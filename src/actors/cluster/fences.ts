@@ -55,8 +55,13 @@ export class ShardFences {
    */
   write<T>(shard: number, epoch: number, work: (transaction: Transaction) => Promise<T>): Promise<T> {
     return this.sequelize.transaction(async (transaction) => {
-      await this.sequelize.query(`SET LOCAL idle_in_transaction_session_timeout = ${Math.round(this.idleLimitMs)}`, { transaction });
-      await this.assertCurrent(shard, epoch, transaction);
+      // One round trip for both: `set_config(..., true)` is SET LOCAL, and the fence row is locked as in assertCurrent.
+      const [row] = await this.sequelize.query<{ epoch: number | null }>(
+        `SELECT set_config('idle_in_transaction_session_timeout', :idle, true), (SELECT epoch FROM shard_fences WHERE shard = :shard FOR SHARE) AS epoch`,
+        { replacements: { shard, idle: String(Math.round(this.idleLimitMs)) }, type: QueryTypes.SELECT, transaction },
+      );
+      const current = row?.epoch ?? 0;
+      if (current !== epoch) throw new StaleEpochError(shard, epoch, current);
       return work(transaction);
     });
   }

@@ -1,4 +1,4 @@
-import { floodRefused, floodWaitMs, latestConversationBlocked, STRIKES_TO_BLOCK, visitorBlocked } from '../../domain/conversations/abuse';
+import { floodRefused, floodWaitMs, latestConversationBlocked, STRIKES_TO_BLOCK, visitorBlocked, type RecentLine } from '../../domain/conversations/abuse';
 import type { VisitorOnChatbot } from '../../domain/conversations/visitorConversations';
 import type { Conversation, EventSource } from '../../models';
 import { visitorActorId } from '../visitor/protocol';
@@ -45,8 +45,8 @@ export async function refuseBlocked(existing: Conversation | null, visitor: Visi
  * `flooding`) and counts a strike, written with the conversation; the third strike blocks it (event
  * `blocked`, source system).
  */
-export async function refuseFlood(actor: ConversationActor, conversation: Conversation): Promise<void> {
-  const wait = await floodWaitMs(conversation.id);
+export async function refuseFlood(actor: ConversationActor, conversation: Conversation, newestLines: readonly RecentLine[]): Promise<void> {
+  const wait = floodWaitMs(newestLines);
   if (wait === null) return;
   const strikes = conversation.abuseStrikes + 1;
   await actor.record.write(undefined, async (unit) => {

@@ -4,6 +4,7 @@ import type { ActivationEnv } from '../runtime/behaviour';
 import { notFound } from '../../errors';
 import { Chatbot, Company, type Conversation } from '../../models';
 import type { Branding } from '../../domain/chatbots/branding';
+import { storedSettingsOf } from '../../domain/chatbots/cachedChatbots';
 import { settingsOf } from '../../domain/chatbots/flags';
 import { routingOf, type RoutingSettings } from '../../domain/routing/settings';
 import type { NotificationEvent } from '../../domain/notifications/preferences';
@@ -42,22 +43,24 @@ export class ConversationActor {
   }
 
   /**
-   * The chatbot's settings (its flags) as stored now, read fresh on each use: an operator's change
-   * applies from the next turn, not only once this conversation is activated again.
+   * The chatbot's settings (its flags) as stored now, checked on each use (storedSettingsOf: no query
+   * while nothing changed): an operator's change applies from the next turn, not only once this
+   * conversation is activated again.
    */
   async settings(): Promise<Branding> {
     const chatbot = this.loaded();
-    const stored = await Chatbot.findByPk(chatbot.id, { attributes: ['id', 'branding'] });
+    const stored = await storedSettingsOf(this.deps.ctx, chatbot.id);
     return settingsOf(stored ?? chatbot);
   }
 
   /**
-   * The chatbot's settings and the workspace's routing settings, both as stored now, in one query:
-   * a visitor's turn needs both (business hours decide whether the AI answers) and is the hot path.
+   * The chatbot's settings and the workspace's routing settings, both as stored now, in one query
+   * (none while nothing changed): a visitor's turn needs both (business hours decide whether the AI
+   * answers) and is the hot path.
    */
   async settingsWithRouting(): Promise<{ settings: Branding; routing: RoutingSettings }> {
     const chatbot = this.loaded();
-    const stored = await Chatbot.findByPk(chatbot.id, { attributes: ['id', 'branding'], include: [{ model: Company, as: 'company', attributes: ['id', 'settings'] }] });
+    const stored = await storedSettingsOf(this.deps.ctx, chatbot.id);
     return { settings: settingsOf(stored ?? chatbot), routing: routingOf(stored?.company ?? chatbot.company) };
   }
 

@@ -54,7 +54,7 @@ export async function answerVisitor(
     reply = await generateReply(actor.deps.ctx, {
       chatbot: await actor.chatbot(),
       question: question.content,
-      history: await historyBefore(conversation.id, question.id),
+      history: historyBefore(conversation.id, question.id),
       language: conversation.locale,
       signal: turn.signal,
       onDelta: (delta) => {

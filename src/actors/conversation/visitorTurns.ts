@@ -2,7 +2,7 @@ import type { Branding } from '../../domain/chatbots/branding';
 import { verifiedDetails, visitorMayWrite, type VisitorClaim } from '../../domain/conversations/identity';
 import { visitorLanguage } from '../../domain/conversations/language';
 import { saveLeadFromMessage } from '../../domain/leads/saveLead';
-import { visitorBlocked } from '../../domain/conversations/abuse';
+import { recentVisitorLines, visitorBlocked, type RecentLine } from '../../domain/conversations/abuse';
 import * as moves from '../../domain/conversations/transitions';
 import { assertAllowance } from '../../domain/usage/allowance';
 import { notFound } from '../../errors';
@@ -37,14 +37,16 @@ export async function visitorMessage(actor: ConversationActor, input: VisitorMes
   await refuseBlocked(existing, { companyId: bot.companyId, chatbotId: bot.id, visitorKey: input.visitorKey });
 
   const retried = existing && input.clientId ? await Message.findOne({ where: { conversationId: existing.id, clientId: input.clientId, role: 'visitor' } }) : null;
-  if (existing && !retried) await refuseFlood(actor, existing);
+  // The newest visitor lines serve the flood rule and, below, the language sample: one read for both.
+  const recent = existing && !retried ? await recentVisitorLines(existing.id) : undefined;
+  if (existing && recent) await refuseFlood(actor, existing, recent);
   // Only AI calls count against the monthly allowance: a visitor may still write to a person who holds
   // (or is asked for) the conversation. A new or closed conversation is the AI's, so it is checked.
   const aiWillAnswer = !existing || existing.status === 'closed' || moves.aiMayAnswer(existing);
   if (!retried && aiWillAnswer) await assertAllowance(bot.company);
   // Read once for the whole turn: the flags are read fresh per turn, so an operator's change applies from the next message.
   const { settings, routing } = await actor.settingsWithRouting();
-  const stored = retried ?? (await store(actor, input, settings));
+  const stored = retried ?? (await store(actor, input, settings, recent));
   const conversation = actor.conversation();
   if (!retried) {
     if (!existing) actor.push('chat_started', 0, stored.content);
@@ -125,7 +127,7 @@ export async function reset(actor: ConversationActor, owner: Owner): Promise<{ c
   return { closed: true, conversationId: conversation.publicId };
 }
 
-async function store(actor: ConversationActor, input: VisitorMessageInput, { auto_actions: autoActions }: Branding): Promise<Message> {
+async function store(actor: ConversationActor, input: VisitorMessageInput, { auto_actions: autoActions }: Branding, recent: readonly RecentLine[] | undefined): Promise<Message> {
   const { record, id } = actor;
   const create = record.row
     ? undefined
@@ -145,7 +147,7 @@ async function store(actor: ConversationActor, input: VisitorMessageInput, { aut
     else if (reopening) actor.updated(unit);
     unit.change({ ...reopening, ...visitorColumns(conversation, input) });
     // Before the line is added, so the message is not read twice; a text still too short to tell keeps the earlier value.
-    const language = await visitorLanguage(conversation, input.text, unit.transaction);
+    const language = await visitorLanguage(conversation, input.text, unit.transaction, recent);
     if (language) unit.change({ detectedLanguage: language });
     const line = await unit.addLine({ role: 'visitor', content: input.text, clientId: input.clientId ?? null }, 'add');
     const lead = autoActions && (await saveLeadFromMessage({ ...conversation.get(), ...unit.changes }, input.text, unit.transaction));

@@ -9,6 +9,12 @@ export interface StreamChunk<C> {
 export interface ActorStream<C, R> extends AsyncIterable<StreamChunk<C>> {
   /** Settles after the last chunk: the turn's reply, or why the stream ended early. */
   readonly reply: Promise<R>;
+  /**
+   * The chunks not yet taken, then each one as it arrives, handed over in the call that pushes it
+   * (no promise per chunk: a streamed token is relayed inside the provider's read). Settles when the
+   * stream ends, rejecting as the iterator would throw. Not to be mixed with iterating after it.
+   */
+  forEach(onChunk: (chunk: StreamChunk<C>) => void): Promise<void>;
 }
 
 /**
@@ -22,6 +28,7 @@ export class ChunkQueue<C, R> implements ActorStream<C, R> {
   private ended = false;
   private failure: unknown;
   private wake: (() => void) | undefined;
+  private listener: ((chunk: StreamChunk<C>) => void) | undefined;
   private settle!: { resolve(value: R): void; reject(error: unknown): void };
 
   constructor() {
@@ -33,8 +40,23 @@ export class ChunkQueue<C, R> implements ActorStream<C, R> {
     if (this.ended) return;
     if (seq !== this.expected) return this.fail(new AppError(502, 'stream_gap', `Stream chunk ${this.expected} went missing.`));
     this.expected++;
-    this.chunks.push({ seq, chunk });
-    this.notify();
+    if (!this.listener) {
+      this.chunks.push({ seq, chunk });
+      this.notify();
+      return;
+    }
+    try {
+      this.listener({ seq, chunk });
+    } catch (error) {
+      this.fail(error);
+    }
+  }
+
+  forEach(onChunk: (chunk: StreamChunk<C>) => void): Promise<void> {
+    for (let next = this.chunks.shift(); next; next = this.chunks.shift()) onChunk(next);
+    this.listener = onChunk;
+    // `reply` settles exactly when the stream ends (end or fail); only chunks before that are handed over.
+    return this.reply.then(() => undefined);
   }
 
   end(value: R): void {

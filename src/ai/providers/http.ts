@@ -1,5 +1,7 @@
+import type { IncomingMessage } from 'node:http';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { ProviderError, type ProviderFailure } from './errors';
+import { Exchange, type TextHandler } from './transport';
 import type { ProviderEndpoint } from './types';
 import { asString, dig, parseJson } from './wire';
 
@@ -30,9 +32,11 @@ export type SseHandler = (event: EventSourceMessage) => 'stop' | void;
 
 /** POSTs JSON and returns the parsed JSON answer. */
 export function postJson(call: ProviderCall): Promise<unknown> {
-  return send(call, async (chunks) => {
+  return send(call, async (read) => {
     let text = '';
-    for await (const chunk of chunks) text += chunk;
+    await read((chunk) => {
+      text += chunk;
+    });
     const body = parseJson(text);
     if (body === undefined) throw failure(call, 'bad_response', `unparseable body: ${text.trim() || '(empty)'}`);
     return body;
@@ -41,22 +45,26 @@ export function postJson(call: ProviderCall): Promise<unknown> {
 
 /** POSTs JSON and feeds the server-sent events of the answer to `onEvent` as they arrive. */
 export function postSse(call: ProviderCall, onEvent: SseHandler): Promise<void> {
-  return send(call, async (chunks) => {
+  return send(call, async (read) => {
     const pending: EventSourceMessage[] = [];
     const parser = createParser({ onEvent: (event) => pending.push(event) });
     let seenEvent = false;
     let raw = '';
-    for await (const chunk of chunks) {
+    await read((chunk) => {
       if (!seenEvent && raw.length < DETAIL_LIMIT) raw += chunk;
       parser.feed(chunk);
       // Handlers run outside the parser's callback so that a ProviderError they throw is ours to route.
-      for (const event of pending.splice(0)) {
-        // An abort from inside a delta handler must stop the deltas already parsed from this chunk too.
-        call.signal?.throwIfAborted();
-        seenEvent = true;
-        if (onEvent(event) === 'stop') return;
+      try {
+        for (const event of pending) {
+          // An abort from inside a delta handler must stop the deltas already parsed from this chunk too.
+          call.signal?.throwIfAborted();
+          seenEvent = true;
+          if (onEvent(event) === 'stop') return 'stop';
+        }
+      } finally {
+        pending.length = 0;
       }
-    }
+    });
     // A body without a single event is usually a proxy's HTML or JSON page: show it instead of "ended early".
     if (!seenEvent) throw failure(call, 'bad_response', `no server-sent events in the answer: ${raw.trim() || '(empty)'}`);
   });
@@ -71,7 +79,9 @@ type Attempt<T> =
   | { ok: true; value: T }
   | { ok: false; error: ProviderError; retryable: boolean; retryAfterMs?: number };
 
-type Consume<T> = (chunks: AsyncIterable<string>) => Promise<T>;
+/** Reads the answer's body: `onText` gets its text chunk by chunk until the end or 'stop'. */
+type Reader = (onText: TextHandler) => Promise<void>;
+type Consume<T> = (read: Reader) => Promise<T>;
 
 async function send<T>(call: ProviderCall, consume: Consume<T>): Promise<T> {
   call.signal?.throwIfAborted();
@@ -92,30 +102,29 @@ async function send<T>(call: ProviderCall, consume: Consume<T>): Promise<T> {
 async function attemptOnce<T>(call: ProviderCall, consume: Consume<T>): Promise<Attempt<T>> {
   const { endpoint, signal } = call;
   signal?.throwIfAborted();
-  const controller = new AbortController();
-  const timer = new IdleTimer(endpoint.timeoutMs, () => controller.abort(new Error('provider timeout')));
-  const forwardAbort = (): void => controller.abort(signal?.reason);
+  const exchange = new Exchange(call.url, call.headers, JSON.stringify(call.body));
+  const timer = new IdleTimer(endpoint.timeoutMs, () => exchange.close(true));
+  const forwardAbort = (): void => exchange.close(true);
   signal?.addEventListener('abort', forwardAbort, { once: true });
   let phase: 'headers' | 'body' = 'headers';
+  let read = false;
   timer.arm();
   try {
-    let response: Response;
+    let response: IncomingMessage;
     try {
-      response = await fetch(call.url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', ...call.headers },
-        body: JSON.stringify(call.body),
-        signal: controller.signal,
-      });
+      response = await exchange.response;
     } catch (error) {
-      if (controller.signal.aborted) throw error;
+      if (exchange.cut) throw error;
       return { ok: false, retryable: true, error: failure(call, 'unreachable', `connection failed: ${describe(error)}`) };
     }
     phase = 'body';
     timer.arm();
-    const chunks = decodedChunks(response, timer);
-    if (!response.ok) return await errorAnswer(call, response, chunks, controller.signal);
-    return { ok: true, value: await consume(chunks) };
+    const reader: Reader = (onText) => exchange.read(response, onText, () => timer.arm());
+    const status = response.statusCode ?? 0;
+    if (status < 200 || status > 299) return await errorAnswer(call, status, response.headers['retry-after'], reader, exchange);
+    const value = await consume(reader);
+    read = true;
+    return { ok: true, value };
   } catch (error) {
     // The caller going away wins over everything else: it is not a provider failure.
     if (signal?.aborted) throw signal.reason;
@@ -128,34 +137,28 @@ async function attemptOnce<T>(call: ProviderCall, consume: Consume<T>): Promise<
   } finally {
     timer.clear();
     signal?.removeEventListener('abort', forwardAbort);
-    // Closes the upstream connection when the body was not read to its end (end marker, error event).
-    controller.abort();
+    // Cuts the upstream connection when the body was not read to its end (an error event, a failure).
+    exchange.close(!read);
   }
 }
 
-async function errorAnswer(
-  call: ProviderCall,
-  response: Response,
-  chunks: AsyncIterable<string>,
-  aborted: AbortSignal,
-): Promise<Attempt<never>> {
-  const { status } = response;
+async function errorAnswer(call: ProviderCall, status: number, retryAfter: string | undefined, read: Reader, exchange: Exchange): Promise<Attempt<never>> {
   let text = '';
   try {
-    for await (const chunk of chunks) {
+    await read((chunk) => {
       text += chunk;
-      if (text.length > 64_000) break;
-    }
+      if (text.length > 64_000) return 'stop';
+    });
   } catch (error) {
     // A cut-off error body still has its status; only a timeout or the caller's abort overrides it.
-    if (aborted.aborted) throw error;
+    if (exchange.cut) throw error;
   }
   const body = parseJson(text);
   const kind = call.classifyError?.(status, body) ?? failureForStatus(status);
   return {
     ok: false,
     retryable: RETRYABLE_STATUSES.has(status),
-    retryAfterMs: retryAfterMs(response.headers.get('retry-after')),
+    retryAfterMs: retryAfterMs(retryAfter),
     error: failure(call, kind, `HTTP ${status}${errorMessage(body, text)}`),
   };
 }
@@ -177,28 +180,12 @@ function errorMessage(body: unknown, text: string): string {
 }
 
 /** Retry-After in seconds or as an HTTP date; undefined when absent or unreadable. */
-function retryAfterMs(header: string | null): number | undefined {
-  if (header === null || header.trim() === '') return undefined;
+function retryAfterMs(header: string | undefined): number | undefined {
+  if (header === undefined || header.trim() === '') return undefined;
   const seconds = Number(header);
   if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
   const date = Date.parse(header);
   return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
-}
-
-/** The body as text, re-arming the idle timer on every chunk so a slow but live stream never times out. */
-async function* decodedChunks(response: Response, timer: IdleTimer): AsyncGenerator<string> {
-  if (!response.body) return;
-  const reader = response.body.getReader();
-  const decoder = new TextDecoder();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    timer.arm();
-    const text = decoder.decode(value, { stream: true });
-    if (text) yield text;
-  }
-  const tail = decoder.decode();
-  if (tail) yield tail;
 }
 
 class IdleTimer {
@@ -242,7 +229,7 @@ function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
   });
 }
 
-/** fetch() hides the socket error in `cause`; that is the part worth logging (ECONNREFUSED, ...). */
+/** The socket error's code is the part worth logging (ECONNREFUSED, ...); some errors carry it in `cause`. */
 function describe(error: unknown): string {
   const cause = error instanceof Error ? (error.cause ?? error) : error;
   if (cause instanceof Error) {

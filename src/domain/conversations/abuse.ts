@@ -1,5 +1,7 @@
+import { QueryTypes } from 'sequelize';
 import { AppError } from '../../errors';
 import { Conversation, Message } from '../../models';
+import { EARLIER_MESSAGES, LANGUAGE_SAMPLE_CHARS } from './language';
 import type { VisitorOnChatbot } from './visitorConversations';
 
 /** More visitor messages than this within FLOOD_WINDOW_MS in one conversation is flooding. */
@@ -17,18 +19,32 @@ export const floodRefused = (retryAfterMs: number) =>
     headers: { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterMs / 1000))) },
   });
 
+/** A visitor line as the turn's checks need it: when it was written, and the end of its text (the language sample). */
+export interface RecentLine {
+  createdAt: Date;
+  tail: string;
+}
+
 /**
- * How long until one more visitor message fits in the flood window (ms), or null when it fits now.
- * Reads only the newest FLOOD_LIMIT visitor lines, by `messages_conversation`: the one at the limit
- * decides, so the cost does not grow with the transcript.
+ * The conversation's newest visitor lines, newest first: enough for the flood rule (FLOOD_LIMIT) and
+ * for the language sample (EARLIER_MESSAGES), in one read by `messages_conversation` whose cost
+ * does not grow with the transcript. One query serves both checks of a visitor's turn.
  */
-export async function floodWaitMs(conversationId: number, now = Date.now()): Promise<number | null> {
-  const oldest = await Message.findOne({
-    where: { conversationId, role: 'visitor' },
-    order: [['id', 'DESC']],
-    offset: FLOOD_LIMIT - 1,
-    attributes: ['createdAt'],
-  });
+export async function recentVisitorLines(conversationId: number): Promise<RecentLine[]> {
+  const rows = await Message.sequelize!.query<{ created_at: Date; tail: string }>(
+    `SELECT created_at, right(content, ${LANGUAGE_SAMPLE_CHARS}) AS tail FROM messages
+      WHERE conversation_id = $1 AND role = 'visitor' ORDER BY id DESC LIMIT ${Math.max(FLOOD_LIMIT, EARLIER_MESSAGES)}`,
+    { bind: [conversationId], type: QueryTypes.SELECT },
+  );
+  return rows.map((row) => ({ createdAt: new Date(row.created_at), tail: row.tail }));
+}
+
+/**
+ * How long until one more visitor message fits in the flood window (ms), or null when it fits now:
+ * the line at the limit among the newest ones (`recentVisitorLines`) decides.
+ */
+export function floodWaitMs(newestFirst: readonly RecentLine[], now = Date.now()): number | null {
+  const oldest = newestFirst[FLOOD_LIMIT - 1];
   const wait = oldest ? oldest.createdAt.getTime() + FLOOD_WINDOW_MS - now : 0;
   return wait > 0 ? wait : null;
 }

@@ -14,7 +14,7 @@ const WORD_CHARS = 40;
 /** Below this many letters a guess says nothing ("ok", "thx", an order number). */
 export const LANGUAGE_MIN_LETTERS = 20;
 /** Enough earlier visitor messages to fill the sample in a usual chat, without reading a long thread. */
-const EARLIER_MESSAGES = 10;
+export const EARLIER_MESSAGES = 10;
 const ISO_639_1 = /^[a-z]{2}$/;
 const LETTER = /\p{L}/u;
 // Emoji and symbols say nothing of a language; stacked combining marks only make words long.
@@ -41,10 +41,17 @@ function sampleOf(text: string): string {
 /**
  * The language of the visitor's messages in this conversation so far, ending with `latest` (the one
  * being stored in `transaction`): the earlier ones are read only when `latest` alone does not fill
- * the sample, through the (conversation_id, id) index.
+ * the sample, through the (conversation_id, id) index, unless the caller has them already
+ * (`earlierNewestFirst`: the turn read them for the flood rule).
  */
-export async function visitorLanguage(conversation: { id: number; messageCount?: number }, latest: string, transaction: Transaction): Promise<string | null> {
-  const earlier = latest.length < LANGUAGE_SAMPLE_CHARS && conversation.messageCount ? await earlierVisitorText(conversation.id, transaction) : [];
+export async function visitorLanguage(
+  conversation: { id: number; messageCount?: number },
+  latest: string,
+  transaction: Transaction,
+  earlierNewestFirst?: readonly { tail: string }[],
+): Promise<string | null> {
+  const wanted = latest.length < LANGUAGE_SAMPLE_CHARS && conversation.messageCount;
+  const earlier = !wanted ? [] : earlierNewestFirst ? earlierNewestFirst.slice(0, EARLIER_MESSAGES).map((line) => line.tail).reverse() : await earlierVisitorText(conversation.id, transaction);
   return detectLanguage([...earlier, latest].join('\n'));
 }
 

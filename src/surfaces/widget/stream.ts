@@ -3,7 +3,7 @@ import type { Response } from 'express';
 import { ANSWER_TIMEOUT_MS } from '../../actors/conversation/behaviour';
 import type { VisitorChunk, VisitorMessageInput, VisitorMessageReply } from '../../actors/conversation/protocol';
 import type { ActorStream, StreamChunk } from '../../actors/runtime/stream';
-import { findWidgetChatbot } from '../../domain/chatbots/findChatbot';
+import { widgetChatbotOf } from '../../domain/chatbots/cachedChatbots';
 import { prechatOf } from '../../domain/chatbots/prechat';
 import { verifyIdentity } from '../../domain/conversations/identity';
 import { inOpenConversation } from '../../domain/conversations/openConversation';
@@ -44,7 +44,7 @@ export const streamEndpoints = [
       503: 'The conversation is moving between servers (`actor_unavailable`); retry after `Retry-After`.',
     },
     handler: async ({ ctx, actors, body: parseBody }, req, res) => {
-      const chatbot = await findWidgetChatbot(req.params.key);
+      const chatbot = await widgetChatbotOf(ctx, req.params.key);
       const body = parseBody();
       const identity = body.identity ? verifyIdentity(body.identity, ctx.secrets.open(chatbot.identitySecretEncrypted)) : undefined;
       if (!identity && prechatOf(chatbot).identityRequired) throw validationFailed({ identity: ['This chatbot needs a signed-in visitor (an identity token).'] });
@@ -74,21 +74,23 @@ export const streamEndpoints = [
 
 interface Opened {
   stream: ActorStream<VisitorChunk, VisitorMessageReply>;
-  chunks: AsyncIterator<StreamChunk<VisitorChunk>>;
   first: IteratorResult<StreamChunk<VisitorChunk>>;
 }
 
 /** The stream up to its first chunk: until then (the visitor's message is stored) a failure is an ordinary JSON error. */
 async function open(stream: ActorStream<VisitorChunk, VisitorMessageReply>): Promise<Opened> {
   const chunks = stream[Symbol.asyncIterator]();
-  return { stream, chunks, first: await chunks.next() }; // throws (404, 409, 503 ...) before anything was sent
+  return { stream, first: await chunks.next() }; // throws (404, 409, 503 ...) before anything was sent
 }
 
 /** After the first chunk the answer is an event stream ending in `done` or `error`, never a silent hang. */
-async function relay({ stream, chunks, first }: Opened, res: Response, openStreams: OpenCount): Promise<void> {
+async function relay({ stream, first }: Opened, res: Response, openStreams: OpenCount): Promise<void> {
   const sse = new SseStream(res, openStreams);
   try {
-    for (let next = first; !next.done; next = await chunks.next()) sse.send(next.value.chunk.event, next.value.chunk.data);
+    if (!first.done) {
+      sse.send(first.value.chunk.event, first.value.chunk.data);
+      await stream.forEach(({ chunk }) => sse.send(chunk.event, chunk.data));
+    }
     const reply = await stream.reply;
     if (reply.outcome === 'answered') sse.send('done', { message_id: reply.answer.id, source: reply.answer.source, sources: reply.answer.sources, ...presentConversationView(reply) });
     else if (reply.outcome === 'held') sse.send('error', { message: reply.note, code: 'handoff' });
