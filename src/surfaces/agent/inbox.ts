@@ -3,12 +3,12 @@ import { loadActiveConversation } from '../../domain/inbox/activeConversation';
 import { INBOX_FILTERS } from '../../domain/inbox/groups';
 import { CURSOR_PATTERN } from '../../domain/inbox/inboxCursor';
 import { SEARCH_MAX_LENGTH, SEARCH_MIN_LENGTH } from '../../domain/inbox/inboxSearch';
-import { inboxTotals, LIST_LIMIT, listInbox, type InboxListing } from '../../domain/inbox/listInbox';
-import { conversationNamed } from '../../domain/conversations/findConversation';
+import { LIST_LIMIT, listInbox, type InboxListing } from '../../domain/inbox/listInbox';
+import { isConversationId } from '../../domain/conversations/publicId';
 import { pollSecondsOf } from '../../domain/visitors/presence';
 import { authOf, type AuthContext } from '../../http/authenticate';
 import { inboxPage } from '../../openapi/responses/inbox';
-import { presentActiveConversation, presentInboxItem, type InboxClock } from '../../presenters/inbox';
+import { presentActiveConversation, presentInboxItem } from '../../presenters/inbox';
 import { endpoint, type SurfaceDeps } from '../endpoint';
 import { draftOnOpen } from './assistAutostart';
 
@@ -28,37 +28,42 @@ const SAMPLE_CONVERSATION = '0b4e7a52-6f1c-4a8e-9d3b-2c5f8e1a7b90';
 const SAMPLE_CURSOR = 'AAYnaumiLAAAAAAAAAAwOQ';
 
 /**
- * Opening a thread reads the visitor's messages for every agent, so it goes through the actor (the
- * unread count is part of the conversation's state); an id that names nothing here is simply no thread.
- * With the chatbot's `copilot_autostart` a reply is drafted for the agent in the background.
+ * The open thread and the inbox page beside it, read at once. Opening a thread reads the visitor's
+ * messages for every agent, so an unread one is marked read through its actor (the unread count is
+ * part of the conversation's state) and both are read again: the thread then shows what was marked
+ * read, and the list and counts agree with it. An id that names nothing here is simply no thread.
  */
-async function activeThread(deps: SurfaceDeps, auth: AuthContext, publicId: string | undefined, clock: InboxClock) {
-  const { actors } = deps;
-  const conversation = publicId ? await conversationNamed(auth.company.id, publicId) : null;
-  if (!conversation) return null;
-  if (conversation.unreadCount > 0) {
-    await actors.ask('conversation', conversation.publicId, { type: 'markRead', userId: auth.user.id });
-    conversation.unreadCount = 0;
-  }
-  const [active, watchers] = await Promise.all([loadActiveConversation(conversation, auth.user.id), deps.watchers.of(conversation.publicId)]);
-  if (active) draftOnOpen(deps, auth, conversation.publicId, active.chatbot);
-  return active && presentActiveConversation(active, watchers, auth.user.id, clock);
+async function readInbox(deps: SurfaceDeps, auth: AuthContext, listing: InboxListing | null, publicId: string | null) {
+  const { company, user } = auth;
+  const read = () => Promise.all([publicId ? loadActiveConversation(company.id, publicId, user.id) : null, listInbox(company.id, user.id, listing)]);
+  const [[thread, page], watchers] = await Promise.all([read(), publicId ? deps.watchers.of(publicId) : []]);
+  if (!thread || thread.conversation.unreadCount === 0) return { thread, page, watchers };
+  await deps.actors.ask('conversation', publicId!, { type: 'markRead', userId: user.id });
+  const [again, pageAgain] = await read();
+  return { thread: again, page: pageAgain, watchers };
 }
 
 /**
  * The live inbox: one page of the list (none for a deep link), counts over everything whatever the
- * page or search, and the open thread (which this marks read).
+ * page or search, and the open thread (which this marks read). With the chatbot's
+ * `copilot_autostart` a reply is drafted for the agent in the background.
  */
 async function inbox(deps: SurfaceDeps, auth: AuthContext, listing: InboxListing | null, conversationId: string | undefined) {
   const clock = { now: new Date(), pollSeconds: pollSecondsOf(deps.ctx.config) };
-  // The thread first: once it is marked read, the list and the counts agree with it.
-  const active = await activeThread(deps, auth, conversationId, clock);
-  const [page, totals] = await Promise.all([
-    listing ? listInbox(auth.company.id, auth.user.id, listing) : { rows: [], nextCursor: null },
-    inboxTotals(auth.company.id, auth.user.id),
-  ]);
+  const publicId = conversationId !== undefined && isConversationId(conversationId) ? conversationId : null;
+  const { thread, page, watchers } = await readInbox(deps, auth, listing, publicId);
+  if (thread) draftOnOpen(deps, auth, thread.conversation.publicId, thread.chatbot);
   const conversations = page.rows.map((row) => presentInboxItem(row, auth.user.id, clock));
-  return { conversations, ...totals, listed: conversations.length, list_limit: LIST_LIMIT, next_cursor: page.nextCursor, active };
+  const { counts, groups } = page;
+  return {
+    conversations,
+    counts,
+    groups,
+    listed: conversations.length,
+    list_limit: LIST_LIMIT,
+    next_cursor: page.nextCursor,
+    active: thread && presentActiveConversation(thread, watchers, auth.user.id, clock),
+  };
 }
 
 const agent = { surface: 'agent', auth: 'agent' } as const;
