@@ -1,8 +1,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { QueryTypes, type Sequelize } from 'sequelize';
-import { threadStatement } from '../../src/domain/inbox/activeConversation';
-import { listStatement, totalsStatement, type InboxListing, type Statement } from '../../src/domain/inbox/listInbox';
+import { TOTALS_SQL, type InboxListing, type Statement } from '../../src/domain/inbox/listInbox';
+import { inboxStatement } from '../../src/domain/inbox/readInbox';
 
 export interface ExplainedQuery {
   name: string;
@@ -25,8 +25,8 @@ async function explain(db: Sequelize, name: string, { text, values: bind }: Stat
 }
 
 /**
- * EXPLAIN (ANALYZE, BUFFERS) of each named list (a filter, a search, a later page: the page and the
- * counts, one statement), of the counts alone and of an open thread, written to `file`.
+ * EXPLAIN (ANALYZE, BUFFERS) of the statement of each named list (a filter, a search, a later page:
+ * the page and the counts), of the counts alone and of the default list with a thread open, written to `file`.
  */
 export async function explainInbox(
   db: Sequelize,
@@ -36,9 +36,9 @@ export async function explainInbox(
 ): Promise<ExplainedQuery[]> {
   const { companyId, userId } = target;
   const explained: ExplainedQuery[] = [];
-  for (const [name, listing] of Object.entries(lists)) explained.push(await explain(db, `list ${name}`, await listStatement(companyId, userId, listing)));
-  explained.push(await explain(db, 'counts', totalsStatement(companyId, userId)));
-  explained.push(await explain(db, 'thread', threadStatement(companyId, target.thread, userId)));
+  for (const [name, listing] of Object.entries(lists)) explained.push(await explain(db, `list ${name}`, await inboxStatement(companyId, userId, listing, null)));
+  explained.push(await explain(db, 'counts', { text: TOTALS_SQL, values: [companyId, userId] }));
+  explained.push(await explain(db, 'thread', await inboxStatement(companyId, userId, { filter: 'all' }, target.thread)));
   mkdirSync(dirname(file), { recursive: true });
   writeFileSync(file, explained.map((q) => `== ${q.name}\n${q.plan}\n`).join('\n'));
   return explained;

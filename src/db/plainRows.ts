@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import { DatabaseError, type Sequelize } from 'sequelize';
+import { isDatabaseUnavailable } from './unavailable';
 
 /**
  * The rows of one statement as `pg` returns them, on a connection of Sequelize's own pool (no second
@@ -14,9 +15,10 @@ export async function plainRows<T>(sequelize: Sequelize, text: string, values: r
   try {
     return (await connection.query<T & pg.QueryResultRow>(text, values as unknown[])).rows;
   } catch (error) {
-    // As Sequelize does: a reset socket is not handed to the next caller.
-    if ((error as NodeJS.ErrnoException).code === 'ECONNRESET') connection._invalid = true;
-    throw new DatabaseError(error as ConstructorParameters<typeof DatabaseError>[0]);
+    const failure = new DatabaseError(error as ConstructorParameters<typeof DatabaseError>[0]);
+    // A connection the server ended (or whose socket broke) is not handed to the next caller: the pool opens another.
+    if (isDatabaseUnavailable(failure)) connection._invalid = true;
+    throw failure;
   } finally {
     manager.releaseConnection(connection);
   }

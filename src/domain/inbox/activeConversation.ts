@@ -1,7 +1,6 @@
-import { Conversation, type Chatbot, type Lead, type Message, type Visitor } from '../../models';
-import { plainRows } from '../../db/plainRows';
+import type { Chatbot, Conversation, Lead, Message, Visitor } from '../../models';
 import { tagSuggestionsJsonSql, tagSuggestionView, type StoredTagSuggestion, type TagSuggestionView } from '../assist/tagSuggestionsOf';
-import { ROW_COLUMNS, ROW_FROM, type InboxRow, type Statement } from './listInbox';
+import { ROW_COLUMNS, ROW_FROM, type InboxRow } from './listInbox';
 
 /** How much of a thread the agent app receives at once; older lines stay in the database. */
 export const THREAD_MESSAGES = 200;
@@ -23,7 +22,7 @@ export type ThreadVisitor = Pick<Visitor, 'page' | 'referrer' | 'entryPage' | 'l
   lastSeenAt: Iso;
 };
 
-/** Everything the agent app shows beside an open thread, read in one statement. */
+/** Everything the agent app shows beside an open thread. */
 export interface ActiveConversation {
   conversation: ThreadConversation;
   row: InboxRow;
@@ -61,11 +60,11 @@ const VISITOR_FIELDS = fields('v', {
 });
 
 /**
- * The open thread with everything beside it, one JSON value per part, in one round trip (it was
- * fifteen queries). The conversation is found in the workspace (`$1`) by its public id (`$3`); every
- * other part hangs off that row. `$2` is the calling agent, for the row's group.
+ * SQL for the open thread with everything beside it, one JSON value per part (it was fifteen
+ * queries): the conversation of the workspace (`$1`) whose public id is parameter `publicIdParam`;
+ * every other part hangs off that row. `$2` is the calling agent, for the row's group.
  */
-const THREAD_SQL = `
+export const threadSql = (publicIdParam: number) => `
   SELECT json_build_object(${CONVERSATION_FIELDS}) AS conversation,
          to_json(r) AS row,
          json_build_object('name', b.name, 'prechat', b.prechat, 'branding', b.branding) AS chatbot,
@@ -84,17 +83,12 @@ const THREAD_SQL = `
                      FROM (SELECT id, url, viewed_at FROM page_views WHERE visitor_id = v.id ORDER BY viewed_at DESC, id DESC LIMIT ${JOURNEY_PAGES}) p), '[]') AS journey
     ${ROW_FROM}
     CROSS JOIN LATERAL (SELECT ${ROW_COLUMNS}) r
-   WHERE c.company_id = $1 AND c.public_id = $3`;
+   WHERE c.company_id = $1 AND c.public_id = $${publicIdParam}`;
 
-export const threadStatement = (companyId: number, publicId: string, userId: number): Statement => ({ text: THREAD_SQL, values: [companyId, userId, publicId] });
+/** The thread as `threadSql` gives it (one JSON object). */
+export type StoredThread = Omit<ActiveConversation, 'tagSuggestions'> & { tag_suggestions: StoredTagSuggestion[] };
 
-type ThreadRow = Omit<ActiveConversation, 'tagSuggestions'> & { tag_suggestions: StoredTagSuggestion[] };
-
-/** The open thread of a conversation of this workspace by its public id (already known to be a uuid), or null. */
-export async function loadActiveConversation(companyId: number, publicId: string, userId: number): Promise<ActiveConversation | null> {
-  const { text, values } = threadStatement(companyId, publicId, userId);
-  const [found] = await plainRows<ThreadRow>(Conversation.sequelize!, text, values);
-  if (!found) return null;
-  const { tag_suggestions: suggestions, ...thread } = found;
+export function activeConversationOf(stored: StoredThread): ActiveConversation {
+  const { tag_suggestions: suggestions, ...thread } = stored;
   return { ...thread, tagSuggestions: suggestions.map(tagSuggestionView) };
 }

@@ -62,7 +62,7 @@ const POSITION_COLUMNS = `(extract(epoch FROM c.last_message_at) * 1000000)::big
  * exact by a trigger on every write, so the groups come from a few dozen rows instead of every
  * conversation. `assigned_user_id` 0 there means nobody.
  */
-const TOTALS_SQL = `
+export const TOTALS_SQL = `
      SELECT sum(n) FILTER (WHERE g <> 'resolved') AS "all",
             sum(n) FILTER (WHERE g = 'waiting') AS waiting, sum(n) FILTER (WHERE g = 'mine') AS mine,
             sum(n) FILTER (WHERE g = 'team') AS team, sum(n) FILTER (WHERE g = 'ai') AS ai,
@@ -72,9 +72,9 @@ const TOTALS_SQL = `
                FROM (SELECT status, handoff_state, escalated, NULLIF(assigned_user_id, 0) AS assigned_user_id, unread, n
                        FROM inbox_counts WHERE company_id = $1) c) grouped`;
 
-type TotalsRow = Record<'all' | 'waiting' | 'mine' | 'team' | 'ai' | 'resolved' | 'unread', string | number | null>;
+export type TotalsRow = Record<'all' | 'waiting' | 'mine' | 'team' | 'ai' | 'resolved' | 'unread', string | number | null>;
 
-function totalsOf(row: TotalsRow | undefined): InboxTotals {
+export function totalsOf(row: TotalsRow | undefined): InboxTotals {
   const n = (key: keyof TotalsRow) => Number(row?.[key] ?? 0);
   return {
     counts: { all: n('all'), ai: n('ai'), human: n('mine') + n('team'), resolved: n('resolved'), unread: n('unread') },
@@ -100,19 +100,19 @@ export interface Statement {
   values: unknown[];
 }
 
-interface PositionedRow extends InboxRow {
+export interface PositionedRow extends InboxRow {
   position_us: number;
   position_id: number;
 }
 
 /**
- * The SQL of one page of the inbox under a filter, most recent activity first, as JSON rows. Keyset
+ * The SQL of one page of the inbox under a filter, most recent activity first. Keyset
  * paging on (last_message_at, id), the order of the list and of its indexes: a page is read straight
  * from the index, however deep, and conversations that arrive meanwhile (newer than the cursor)
  * neither repeat nor push rows into the next page. One row more than the page tells whether there
  * is more. A search first asks how common its text is (its own query), to choose the plan.
  */
-async function pageStatement(companyId: number, userId: number, listing: InboxListing): Promise<Statement> {
+export async function pageStatement(companyId: number, userId: number, listing: InboxListing): Promise<Statement> {
   const values: unknown[] = [companyId, userId];
   const where = [`c.company_id = $1`, filterSql(listing.filter)];
   if (listing.q !== undefined) {
@@ -130,7 +130,8 @@ async function pageStatement(companyId: number, userId: number, listing: InboxLi
   return { text, values };
 }
 
-function pageOf(rows: PositionedRow[]): InboxPage {
+/** A page from its rows as `pageStatement` gives them (one more than the page, if there is more). */
+export function pageOf(rows: PositionedRow[]): InboxPage {
   const last = rows.length > LIST_LIMIT ? rows[LIST_LIMIT - 1]! : undefined;
   return {
     rows: rows.slice(0, LIST_LIMIT).map(({ position_us: _at, position_id: _id, ...row }) => row),
@@ -138,32 +139,8 @@ function pageOf(rows: PositionedRow[]): InboxPage {
   };
 }
 
-/**
- * One page of the inbox and the counts over all of it, in one statement: one round trip, and one
- * JSON value for the whole page. A deep link (`listing` null) lists nothing and reads the counts.
- */
-export async function listInbox(companyId: number, userId: number, listing: InboxListing | null): Promise<InboxPage & InboxTotals> {
-  if (!listing) return { rows: [], nextCursor: null, ...(await inboxTotals(companyId, userId)) };
-  const { text, values } = await listStatement(companyId, userId, listing);
-  const [row] = await plainRows<TotalsRow & { page: PositionedRow[] | null }>(Conversation.sequelize!, text, values);
-  return { ...pageOf(row?.page ?? []), ...totalsOf(row) };
-}
-
-/** The statement `listInbox` sends: the page as one JSON array beside the counts. */
-export async function listStatement(companyId: number, userId: number, listing: InboxListing): Promise<Statement> {
-  const page = await pageStatement(companyId, userId, listing);
-  return {
-    text: `WITH page AS (${page.text})
-     SELECT (SELECT json_agg(page ORDER BY position_us DESC, position_id DESC) FROM page) AS page, totals.* FROM (${TOTALS_SQL}) totals`,
-    values: page.values,
-  };
-}
-
-/** The counts alone, and their statement. */
-export const totalsStatement = (companyId: number, userId: number): Statement => ({ text: TOTALS_SQL, values: [companyId, userId] });
-
+/** The counts alone (an inbox response reads them with its page: src/domain/inbox/readInbox.ts). */
 export async function inboxTotals(companyId: number, userId: number): Promise<InboxTotals> {
-  const { text, values } = totalsStatement(companyId, userId);
-  const [row] = await plainRows<TotalsRow>(Conversation.sequelize!, text, values);
+  const [row] = await plainRows<TotalsRow>(Conversation.sequelize!, TOTALS_SQL, [companyId, userId]);
   return totalsOf(row);
 }

@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { loadActiveConversation } from '../../domain/inbox/activeConversation';
 import { INBOX_FILTERS } from '../../domain/inbox/groups';
 import { CURSOR_PATTERN } from '../../domain/inbox/inboxCursor';
 import { SEARCH_MAX_LENGTH, SEARCH_MIN_LENGTH } from '../../domain/inbox/inboxSearch';
-import { LIST_LIMIT, listInbox, type InboxListing } from '../../domain/inbox/listInbox';
+import { LIST_LIMIT, type InboxListing } from '../../domain/inbox/listInbox';
+import { readInbox } from '../../domain/inbox/readInbox';
 import { isConversationId } from '../../domain/conversations/publicId';
 import { pollSecondsOf } from '../../domain/visitors/presence';
 import { authOf, type AuthContext } from '../../http/authenticate';
@@ -28,19 +28,17 @@ const SAMPLE_CONVERSATION = '0b4e7a52-6f1c-4a8e-9d3b-2c5f8e1a7b90';
 const SAMPLE_CURSOR = 'AAYnaumiLAAAAAAAAAAwOQ';
 
 /**
- * The open thread and the inbox page beside it, read at once. Opening a thread reads the visitor's
+ * The page, the counts and the open thread, read together. Opening a thread reads the visitor's
  * messages for every agent, so an unread one is marked read through its actor (the unread count is
- * part of the conversation's state) and both are read again: the thread then shows what was marked
- * read, and the list and counts agree with it. An id that names nothing here is simply no thread.
+ * part of the conversation's state) and the inbox is read again: the thread then shows what was
+ * marked read, and the list and the counts agree with it. An id that names nothing here is no thread.
  */
-async function readInbox(deps: SurfaceDeps, auth: AuthContext, listing: InboxListing | null, publicId: string | null) {
+async function readOpening(deps: SurfaceDeps, auth: AuthContext, listing: InboxListing | null, publicId: string | null) {
   const { company, user } = auth;
-  const read = () => Promise.all([publicId ? loadActiveConversation(company.id, publicId, user.id) : null, listInbox(company.id, user.id, listing)]);
-  const [[thread, page], watchers] = await Promise.all([read(), publicId ? deps.watchers.of(publicId) : []]);
-  if (!thread || thread.conversation.unreadCount === 0) return { thread, page, watchers };
-  await deps.actors.ask('conversation', publicId!, { type: 'markRead', userId: user.id });
-  const [again, pageAgain] = await read();
-  return { thread: again, page: pageAgain, watchers };
+  const [read, watchers] = await Promise.all([readInbox(company.id, user.id, listing, publicId), publicId ? deps.watchers.of(publicId) : []]);
+  if (!read.thread || read.thread.conversation.unreadCount === 0) return { read, watchers };
+  await deps.actors.ask('conversation', read.thread.conversation.publicId, { type: 'markRead', userId: user.id });
+  return { read: await readInbox(company.id, user.id, listing, publicId), watchers };
 }
 
 /**
@@ -51,17 +49,17 @@ async function readInbox(deps: SurfaceDeps, auth: AuthContext, listing: InboxLis
 async function inbox(deps: SurfaceDeps, auth: AuthContext, listing: InboxListing | null, conversationId: string | undefined) {
   const clock = { now: new Date(), pollSeconds: pollSecondsOf(deps.ctx.config) };
   const publicId = conversationId !== undefined && isConversationId(conversationId) ? conversationId : null;
-  const { thread, page, watchers } = await readInbox(deps, auth, listing, publicId);
+  const { read, watchers } = await readOpening(deps, auth, listing, publicId);
+  const { thread, counts, groups } = read;
   if (thread) draftOnOpen(deps, auth, thread.conversation.publicId, thread.chatbot);
-  const conversations = page.rows.map((row) => presentInboxItem(row, auth.user.id, clock));
-  const { counts, groups } = page;
+  const conversations = read.rows.map((row) => presentInboxItem(row, auth.user.id, clock));
   return {
     conversations,
     counts,
     groups,
     listed: conversations.length,
     list_limit: LIST_LIMIT,
-    next_cursor: page.nextCursor,
+    next_cursor: read.nextCursor,
     active: thread && presentActiveConversation(thread, watchers, auth.user.id, clock),
   };
 }
