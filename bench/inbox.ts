@@ -128,6 +128,8 @@ interface InboxBody {
  * and `mine` filters, the default list with an open thread (`conversation=<uuid>`), a deep page
  * (`before`) and three searches (`q`). Each
  * request is timed one at a time and with 4 in flight. Baseline: GET /healthz through the same node.
+ * Issue 23's pinned method (bench/support/pinning.ts): the node's CPU per response, each scenario
+ * saturated in turn, against /healthz and a bare node:http server pinned to the same core.
  * `withoutInboxIndexes` drops migration 0003's indexes after seeding: the same run, before that migration.
  */
 export async function inbox(options: { cpuProf?: boolean; withoutInboxIndexes?: boolean } = {}): Promise<BenchResult> {
@@ -344,7 +346,7 @@ export async function inbox(options: { cpuProf?: boolean; withoutInboxIndexes?: 
         `sequential: one request at a time, ${ROUNDS} rounds of ${SEQUENTIAL_BLOCK} per scenario, alternating; concurrent: closed loop, ${CONCURRENCY} in flight, ${ROUNDS} rounds of ${CONCURRENT_BLOCK}`,
         'conversation: the default list plus an open thread, cycling over 40 recent open conversations; first_open is the first time each was opened (an unread one is marked read through its actor)',
         `page: the default list's page ${DEEP_PAGE} (before=<the cursor of page ${DEEP_PAGE - 1}>); search_text: q="item <n> " (one conversation's message), search_name: q="Visitor <n>" (up to 11 names), search_common: q=parcel (in every conversation's messages), n different each time`,
-        `db_*: EXPLAIN (ANALYZE, BUFFERS) of the SQL the inbox sends, captured from Sequelize, second run; plans in ${EXPLAIN_FILE.slice(ROOT.length + 1)}`,
+        `db_*: EXPLAIN (ANALYZE, BUFFERS) of the statements src/domain/inbox sends (list_*: the page and the counts, one statement; thread: the default list with a thread open), second run; plans in ${EXPLAIN_FILE.slice(ROOT.length + 1)}`,
         `pinned: the node and the bare node:http server on core ${NODE_CORE}, this driver on core ${HARNESS_CORE}, for the whole run (latencies included); *_pinned_cpu_us = the node's utime+stime from /proc over a block / responses, median of ${COST_ROUNDS} rounds of ${COST_MS / 1000} s per target, ${CONCURRENCY} in flight, alternating; *_cpu_x_bare / *_cpu_x_healthz against a bare node:http GET and GET /healthz through the same node, same phase`,
         'cores: CPU used during the sequential and the 4-in-flight phases (1.0 = one core busy), from /proc: the node, the Postgres server (every database, parallel workers included) and the whole machine (2 cores, shared with other work)',
         ...profiled,
