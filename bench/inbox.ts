@@ -7,17 +7,20 @@ import { closeContext, openContext } from '../src/boot/openContext';
 import { createLogger } from '../src/logger';
 import { defer, scoped } from './support/cleanup';
 import { cpuSeconds, CpuMeter } from './support/cpu';
+import { costs } from './support/inboxCost';
 import { explainInbox } from './support/inboxExplain';
 import { httpTarget, timedGet, type Answer, type HttpTarget } from './support/inboxHttp';
 import { postgresCpuSeconds } from './support/inboxPostgres';
 import { seedInbox, type InboxWorkspace } from './support/inboxSeed';
-import { ROOT } from './support/processes';
+import { HARNESS_CORE, loadNow, NODE_CORE, pin, pinningSettings, pinSelf, pinServices } from './support/pinning';
+import { childEnv, ROOT } from './support/processes';
 import { hotSpots } from './support/profile';
 import { APP_KEY, benchDatabase, benchRedisPrefix, REDIS_URL } from './support/resources';
 import type { BenchResult } from './support/report';
 import { percentile, round } from './support/stats';
 import { PROFILE_DIR } from './throughput';
 import { WebNode } from './support/webNode';
+import { Running } from '../test/support/processes';
 
 const CONVERSATIONS = 100_000;
 /** Other tenants in the same tables, so the measured workspace's rows are found among others'. */
@@ -34,6 +37,12 @@ const GOAL_P95_MS = { default: 10, filtered: 15, concurrent: 25 };
 /** The page `page` measures: rows 241-300, reached with the cursors of the pages before it. */
 const DEEP_PAGE = 5;
 const EXPLAIN_FILE = resolve(PROFILE_DIR, 'inbox-explain.txt');
+const BARE_MAIN = resolve(__dirname, 'support/bareHttpMain.js');
+/** The pinned cost phase: each target saturated (CONCURRENCY in flight) this long, this many rounds, alternating. */
+const COST_MS = 2_000;
+const COST_ROUNDS = 3;
+/** The scenarios whose node CPU per response the cost phase measures (beside /healthz and bare node:http): those with a goal. */
+const COSTED = ['all', 'waiting', 'mine', 'conversation', 'page'] as const;
 
 const SCENARIOS = ['all', 'waiting', 'mine', 'conversation', 'page', 'search_text', 'search_name', 'search_common', 'healthz'] as const;
 type Scenario = (typeof SCENARIOS)[number];
@@ -119,12 +128,17 @@ interface InboxBody {
  * and `mine` filters, the default list with an open thread (`conversation=<uuid>`), a deep page
  * (`before`) and three searches (`q`). Each
  * request is timed one at a time and with 4 in flight. Baseline: GET /healthz through the same node.
+ * Issue 23's pinned method (bench/support/pinning.ts): the node's CPU per response, each scenario
+ * saturated in turn, against /healthz and a bare node:http server pinned to the same core.
  * `withoutInboxIndexes` drops migration 0003's indexes after seeding: the same run, before that migration.
  */
 export async function inbox(options: { cpuProf?: boolean; withoutInboxIndexes?: boolean } = {}): Promise<BenchResult> {
   const startedAt = new Date();
   const loadAverageStart = round(loadavg()[0]!, 2);
+  const loadAtStart = loadNow();
   return scoped(async () => {
+    pinSelf();
+    const services = pinServices();
     const databaseUrl = await benchDatabase('inbox');
     const env = { DATABASE_URL: databaseUrl, REDIS_URL, REDIS_PREFIX: benchRedisPrefix('inbox'), APP_KEY };
     const ctx = await openContext(loadConfig({ ...env, LOG_LEVEL: 'silent' }), createLogger('silent'), { redis: false });
@@ -139,8 +153,17 @@ export async function inbox(options: { cpuProf?: boolean; withoutInboxIndexes?: 
     if (options.cpuProf) mkdirSync(PROFILE_DIR, { recursive: true });
     const node = await WebNode.start('inbox-n1', env, options.cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : []);
     defer('stop the inbox node', () => node.stop());
+    // The pinned method (bench/support/pinning.ts): the node and the bare node:http baseline on one core, this driver on the other.
+    const bare = new Running(BARE_MAIN, [], { env: childEnv({}) });
+    defer('stop the bare server', () => bare.child.kill('SIGKILL'));
+    const bareListening = await bare.waitForLog((entry) => entry.msg === 'listening', 10_000);
+    const pinned = pin(node.pid, NODE_CORE) && pin(bare.child.pid!, NODE_CORE);
     const target: HttpTarget = httpTarget(node.port, CONCURRENCY);
-    defer('close client sockets', () => target.agent.destroy());
+    const bareTarget: HttpTarget = httpTarget(Number(bareListening.port), CONCURRENCY);
+    defer('close client sockets', () => {
+      target.agent.destroy();
+      bareTarget.agent.destroy();
+    });
     const auth = { authorization: `Bearer ${workspace.token}` };
     let deepCursor = '';
     const fire = (scenario: Scenario, n: number) => timedGet(target, pathOf(scenario, n, workspace, deepCursor), scenario === 'healthz' ? {} : auth);
@@ -186,12 +209,28 @@ export async function inbox(options: { cpuProf?: boolean; withoutInboxIndexes?: 
       }
     });
 
+    // Node CPU per response, pinned, against /healthz through the same node and a bare node:http answer.
+    const loadBeforeCost = loadNow();
+    const onNode = (scenario: Scenario) => ({ pid: node.pid, fire: () => fire(scenario, sent++) });
+    const cost = await costs(
+      {
+        all: onNode('all'),
+        waiting: onNode('waiting'),
+        mine: onNode('mine'),
+        conversation: onNode('conversation'),
+        page: onNode('page'),
+        healthz: onNode('healthz'),
+        bare: { pid: bare.child.pid!, fire: () => timedGet(bareTarget, '/healthz') },
+      },
+      { ms: COST_MS, rounds: COST_ROUNDS, concurrency: CONCURRENCY },
+    );
+    const loadAfterCost = loadNow();
+
     // What one response holds, as the app sees it (and a check that the seed is what it claims).
     const shape = JSON.parse((await fire('conversation', 0)).body) as InboxBody;
     const explained = await explainInbox(
       ctx.db.sequelize,
-      workspace.companyId,
-      workspace.agentId,
+      { companyId: workspace.companyId, userId: workspace.agentId, thread: workspace.openable[0]! },
       {
         all: { filter: 'all' },
         waiting: { filter: 'waiting' },
@@ -234,6 +273,13 @@ export async function inbox(options: { cpuProf?: boolean; withoutInboxIndexes?: 
       figures[`${scenario}_c${CONCURRENCY}_p99_ms`] = conc.p99;
       figures[`${scenario}_node_cpu_us`] = Math.round((1e6 * samples[scenario].nodeCpuS) / samples[scenario].sequentialCount);
     }
+    for (const scenario of COSTED) {
+      figures[`${scenario}_pinned_cpu_us`] = Math.round(cost[scenario].cpuUs);
+      figures[`${scenario}_cpu_x_bare`] = round(cost[scenario].cpuUs / cost.bare.cpuUs, 1);
+      figures[`${scenario}_cpu_x_healthz`] = round(cost[scenario].cpuUs / cost.healthz.cpuUs, 1);
+      figures[`${scenario}_pinned_per_s`] = Math.round(cost[scenario].perS);
+    }
+    figures.cost_failed = Object.values(cost).reduce((sum: number, c) => sum + c.failed, 0);
     const open = stats(firstOpen.map((a) => a.ms));
     figures.first_open_p50_ms = open.p50;
     figures.first_open_p95_ms = open.p95;
@@ -248,7 +294,8 @@ export async function inbox(options: { cpuProf?: boolean; withoutInboxIndexes?: 
       figures[`${phase}_postgres_cpu_ms_per_inbox`] = round((1000 * use.postgres * use.seconds) / (ROUNDS * (phase === 'sequential' ? SEQUENTIAL_BLOCK : CONCURRENT_BLOCK) * (SCENARIOS.length - 1)), 1);
       figures[`${phase}_machine_busy_cores`] = round(use.machineBusy * cpus().length, 2);
     }
-    figures.failed = SCENARIOS.reduce((sum, s) => sum + samples[s].failed, 0) + firstOpen.filter((a) => a.status !== 200).length;
+    figures.failed = SCENARIOS.reduce((sum, s) => sum + samples[s].failed, 0) + firstOpen.filter((a) => a.status !== 200).length + figures.cost_failed;
+    pass &&= figures.failed === 0;
     const healthzSeq = stats(samples.healthz.sequential);
     const healthzConc = stats(samples.healthz.concurrent);
     return {
@@ -265,6 +312,9 @@ export async function inbox(options: { cpuProf?: boolean; withoutInboxIndexes?: 
         healthz_p99_ms: healthzSeq.p99,
         [`healthz_c${CONCURRENCY}_p95_ms`]: healthzConc.p95,
         healthz_node_cpu_us: Math.round((1e6 * samples.healthz.nodeCpuS) / samples.healthz.sequentialCount),
+        healthz_pinned_cpu_us: Math.round(cost.healthz.cpuUs),
+        bare_get_pinned_cpu_us: Math.round(cost.bare.cpuUs),
+        bare_get_pinned_per_s: Math.round(cost.bare.perS),
       },
       settings: {
         conversations: CONVERSATIONS,
@@ -285,6 +335,10 @@ export async function inbox(options: { cpuProf?: boolean; withoutInboxIndexes?: 
         inbox_indexes: options.withoutInboxIndexes ? 'dropped (without 0003)' : 'as migrated',
         load_average_start: loadAverageStart,
         load_average_end: round(loadavg()[0]!, 2),
+        load_1_5_15_at_start: loadAtStart,
+        load_1_5_15_cost_phase: `${loadBeforeCost} -> ${loadAfterCost}`,
+        ...pinningSettings(services),
+        pinned: pinned ? 'yes' : 'no (taskset refused)',
       },
       notes: [
         'node: dist/test/support/cluster/nodeMain.js (startWeb, as npm start runs it), cluster mode on Redis, LOG_LEVEL=info; the driver is this process, node:http keep-alive, on the same machine',
@@ -292,7 +346,8 @@ export async function inbox(options: { cpuProf?: boolean; withoutInboxIndexes?: 
         `sequential: one request at a time, ${ROUNDS} rounds of ${SEQUENTIAL_BLOCK} per scenario, alternating; concurrent: closed loop, ${CONCURRENCY} in flight, ${ROUNDS} rounds of ${CONCURRENT_BLOCK}`,
         'conversation: the default list plus an open thread, cycling over 40 recent open conversations; first_open is the first time each was opened (an unread one is marked read through its actor)',
         `page: the default list's page ${DEEP_PAGE} (before=<the cursor of page ${DEEP_PAGE - 1}>); search_text: q="item <n> " (one conversation's message), search_name: q="Visitor <n>" (up to 11 names), search_common: q=parcel (in every conversation's messages), n different each time`,
-        `db_*: EXPLAIN (ANALYZE, BUFFERS) of the SQL the inbox sends, captured from Sequelize, second run; plans in ${EXPLAIN_FILE.slice(ROOT.length + 1)}`,
+        `db_*: EXPLAIN (ANALYZE, BUFFERS) of the statements src/domain/inbox sends (list_*: the page and the counts, one statement; thread: the default list with a thread open), second run; plans in ${EXPLAIN_FILE.slice(ROOT.length + 1)}`,
+        `pinned: the node and the bare node:http server on core ${NODE_CORE}, this driver on core ${HARNESS_CORE}, for the whole run (latencies included); *_pinned_cpu_us = the node's utime+stime from /proc over a block / responses, median of ${COST_ROUNDS} rounds of ${COST_MS / 1000} s per target, ${CONCURRENCY} in flight, alternating; *_cpu_x_bare / *_cpu_x_healthz against a bare node:http GET and GET /healthz through the same node, same phase`,
         'cores: CPU used during the sequential and the 4-in-flight phases (1.0 = one core busy), from /proc: the node, the Postgres server (every database, parallel workers included) and the whole machine (2 cores, shared with other work)',
         ...profiled,
         ...explained.map((q) => `${q.name}: ${q.executionMs.toFixed(2)} ms in Postgres, ${q.buffers} buffers; ${q.plan.split('\n')[0]!.trim().slice(0, 140)}`),

@@ -1,7 +1,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { QueryTypes, type Sequelize } from 'sequelize';
-import { inboxTotals, listInbox, type InboxListing } from '../../src/domain/inbox/listInbox';
+import { TOTALS_SQL, type InboxListing, type Statement } from '../../src/domain/inbox/listInbox';
+import { inboxStatement } from '../../src/domain/inbox/readInbox';
 
 export interface ExplainedQuery {
   name: string;
@@ -12,31 +13,8 @@ export interface ExplainedQuery {
   plan: string;
 }
 
-/**
- * The SQL the inbox actually sends, captured from Sequelize's query log while the domain functions
- * run (so a later change to src/domain/inbox is measured as it is, not as this file remembers it).
- */
-async function captured(db: Sequelize, run: () => Promise<unknown>): Promise<{ text: string; bind: unknown[] }> {
-  // Sequelize does not type its options (logging) as public, so the instance's query is wrapped instead.
-  const instance = db as unknown as { query: (sql: unknown, options?: { bind?: unknown[] }) => Promise<unknown> };
-  const original = instance.query;
-  let text: string | undefined;
-  let bind: unknown[] = [];
-  instance.query = function (this: unknown, sql: unknown, options?: { bind?: unknown[] }) {
-    // The last query is the one measured: a search first asks how common its text is, then lists.
-    if (typeof sql === 'string') [text, bind] = [sql, options?.bind ?? []];
-    return original.call(this, sql, options);
-  };
-  try {
-    await run();
-  } finally {
-    delete (instance as { query?: unknown }).query;
-  }
-  if (!text) throw new Error('no SQL was captured');
-  return { text, bind };
-}
-
-async function explain(db: Sequelize, name: string, { text, bind }: { text: string; bind: unknown[] }): Promise<ExplainedQuery> {
+/** The statements come from src/domain/inbox itself, so a later change there is measured as it is, not as this file remembers it. */
+async function explain(db: Sequelize, name: string, { text, values: bind }: Statement): Promise<ExplainedQuery> {
   // Warm once (as the HTTP runs have done), then explain the second run.
   await db.query(text, { bind, type: QueryTypes.SELECT });
   const rows = await db.query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, BUFFERS) ${text}`, { bind, type: QueryTypes.SELECT });
@@ -46,13 +24,21 @@ async function explain(db: Sequelize, name: string, { text, bind }: { text: stri
   return { name, executionMs: ms('Execution'), planningMs: ms('Planning'), buffers: Number(top?.[1] ?? 0) + Number(top?.[2] ?? 0), plan };
 }
 
-/** EXPLAIN (ANALYZE, BUFFERS) of each named list (a filter, a search, a later page) and of the counts, written to `file`. */
-export async function explainInbox(db: Sequelize, companyId: number, userId: number, lists: Record<string, InboxListing>, file: string): Promise<ExplainedQuery[]> {
+/**
+ * EXPLAIN (ANALYZE, BUFFERS) of the statement of each named list (a filter, a search, a later page:
+ * the page and the counts), of the counts alone and of the default list with a thread open, written to `file`.
+ */
+export async function explainInbox(
+  db: Sequelize,
+  target: { companyId: number; userId: number; thread: string },
+  lists: Record<string, InboxListing>,
+  file: string,
+): Promise<ExplainedQuery[]> {
+  const { companyId, userId } = target;
   const explained: ExplainedQuery[] = [];
-  for (const [name, listing] of Object.entries(lists)) {
-    explained.push(await explain(db, `list ${name}`, await captured(db, () => listInbox(companyId, userId, listing))));
-  }
-  explained.push(await explain(db, 'counts', await captured(db, () => inboxTotals(companyId, userId))));
+  for (const [name, listing] of Object.entries(lists)) explained.push(await explain(db, `list ${name}`, await inboxStatement(companyId, userId, listing, null)));
+  explained.push(await explain(db, 'counts', { text: TOTALS_SQL, values: [companyId, userId] }));
+  explained.push(await explain(db, 'thread', await inboxStatement(companyId, userId, { filter: 'all' }, target.thread)));
   mkdirSync(dirname(file), { recursive: true });
   writeFileSync(file, explained.map((q) => `== ${q.name}\n${q.plan}\n`).join('\n'));
   return explained;

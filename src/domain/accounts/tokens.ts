@@ -4,6 +4,7 @@ import { AccessToken, Company, User } from '../../models';
 import { hashSecret, parseToken, randomSecret, secretMatches } from '../../security/tokens';
 import { unprocessable } from '../../errors';
 import { announceAccessChange } from './accessChanges';
+import { tokenWithOwner } from './loadToken';
 
 export const TOKEN_LIFETIME_DAYS = 30;
 export const MAX_API_TOKENS_PER_USER = 20;
@@ -60,9 +61,7 @@ export type ResolvedToken = AccessToken & { user: User & { company: Company } };
 export async function resolveToken(raw: string, now = new Date()): Promise<ResolvedToken | undefined> {
   const parsed = parseToken(raw);
   if (!parsed) return undefined;
-  const token = await AccessToken.findByPk(parsed.id, {
-    include: [{ model: User, as: 'user', include: [{ model: Company, as: 'company' }] }],
-  });
+  const token = await tokenWithOwner(parsed.id);
   if (!token || !secretMatches(parsed.secret, token.tokenHash)) return undefined;
   if (token.revokedAt || token.expiresAt <= now || !token.user?.company) return undefined;
   return token as ResolvedToken;

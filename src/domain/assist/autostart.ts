@@ -20,7 +20,7 @@ export async function draftsOnOpen(conversation: ConversationWithChatbot, userId
 }
 
 /** The chatbot's `copilot` and `copilot_autostart` both on: the flags alone, with no read. */
-export function autostarts(chatbot: Chatbot): boolean {
+export function autostarts(chatbot: Pick<Chatbot, 'branding'>): boolean {
   const { copilot, copilot_autostart: autostart } = settingsOf(chatbot);
   return copilot && autostart;
 }

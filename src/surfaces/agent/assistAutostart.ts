@@ -14,7 +14,7 @@ const drafting = new Set<string>();
  * through the conversation's actor, and sent to them as `suggestion.ready`. A failure (no allowance
  * left, the provider down) is logged; the agent can still ask for a suggestion themselves.
  */
-export function draftOnOpen({ ctx, actors }: SurfaceDeps, { company, user }: AuthContext, publicId: string, chatbot: Chatbot): void {
+export function draftOnOpen({ ctx, actors }: SurfaceDeps, { company, user }: AuthContext, publicId: string, chatbot: Pick<Chatbot, 'branding'>): void {
   // Most chatbots leave it off: then opening a thread costs no read for it.
   if (!autostarts(chatbot)) return;
   const key = `${user.id}:${publicId}`;

@@ -1,14 +1,14 @@
 import { z } from 'zod';
-import { loadActiveConversation } from '../../domain/inbox/activeConversation';
 import { INBOX_FILTERS } from '../../domain/inbox/groups';
 import { CURSOR_PATTERN } from '../../domain/inbox/inboxCursor';
 import { SEARCH_MAX_LENGTH, SEARCH_MIN_LENGTH } from '../../domain/inbox/inboxSearch';
-import { inboxTotals, LIST_LIMIT, listInbox, type InboxListing } from '../../domain/inbox/listInbox';
-import { conversationNamed } from '../../domain/conversations/findConversation';
+import { LIST_LIMIT, type InboxListing } from '../../domain/inbox/listInbox';
+import { readInbox } from '../../domain/inbox/readInbox';
+import { isConversationId } from '../../domain/conversations/publicId';
 import { pollSecondsOf } from '../../domain/visitors/presence';
 import { authOf, type AuthContext } from '../../http/authenticate';
 import { inboxPage } from '../../openapi/responses/inbox';
-import { presentActiveConversation, presentInboxItem, type InboxClock } from '../../presenters/inbox';
+import { presentActiveConversation, presentInboxItem } from '../../presenters/inbox';
 import { endpoint, type SurfaceDeps } from '../endpoint';
 import { draftOnOpen } from './assistAutostart';
 
@@ -28,37 +28,40 @@ const SAMPLE_CONVERSATION = '0b4e7a52-6f1c-4a8e-9d3b-2c5f8e1a7b90';
 const SAMPLE_CURSOR = 'AAYnaumiLAAAAAAAAAAwOQ';
 
 /**
- * Opening a thread reads the visitor's messages for every agent, so it goes through the actor (the
- * unread count is part of the conversation's state); an id that names nothing here is simply no thread.
- * With the chatbot's `copilot_autostart` a reply is drafted for the agent in the background.
+ * The page, the counts and the open thread, read together. Opening a thread reads the visitor's
+ * messages for every agent, so an unread one is marked read through its actor (the unread count is
+ * part of the conversation's state) and the inbox is read again: the thread then shows what was
+ * marked read, and the list and the counts agree with it. An id that names nothing here is no thread.
  */
-async function activeThread(deps: SurfaceDeps, auth: AuthContext, publicId: string | undefined, clock: InboxClock) {
-  const { actors } = deps;
-  const conversation = publicId ? await conversationNamed(auth.company.id, publicId) : null;
-  if (!conversation) return null;
-  if (conversation.unreadCount > 0) {
-    await actors.ask('conversation', conversation.publicId, { type: 'markRead', userId: auth.user.id });
-    conversation.unreadCount = 0;
-  }
-  const [active, watchers] = await Promise.all([loadActiveConversation(conversation, auth.user.id), deps.watchers.of(conversation.publicId)]);
-  if (active) draftOnOpen(deps, auth, conversation.publicId, active.chatbot);
-  return active && presentActiveConversation(active, watchers, auth.user.id, clock);
+async function readOpening(deps: SurfaceDeps, auth: AuthContext, listing: InboxListing | null, publicId: string | null) {
+  const { company, user } = auth;
+  const [read, watchers] = await Promise.all([readInbox(company.id, user.id, listing, publicId), publicId ? deps.watchers.of(publicId) : []]);
+  if (!read.thread || read.thread.conversation.unreadCount === 0) return { read, watchers };
+  await deps.actors.ask('conversation', read.thread.conversation.publicId, { type: 'markRead', userId: user.id });
+  return { read: await readInbox(company.id, user.id, listing, publicId), watchers };
 }
 
 /**
  * The live inbox: one page of the list (none for a deep link), counts over everything whatever the
- * page or search, and the open thread (which this marks read).
+ * page or search, and the open thread (which this marks read). With the chatbot's
+ * `copilot_autostart` a reply is drafted for the agent in the background.
  */
 async function inbox(deps: SurfaceDeps, auth: AuthContext, listing: InboxListing | null, conversationId: string | undefined) {
   const clock = { now: new Date(), pollSeconds: pollSecondsOf(deps.ctx.config) };
-  // The thread first: once it is marked read, the list and the counts agree with it.
-  const active = await activeThread(deps, auth, conversationId, clock);
-  const [page, totals] = await Promise.all([
-    listing ? listInbox(auth.company.id, auth.user.id, listing) : { rows: [], nextCursor: null },
-    inboxTotals(auth.company.id, auth.user.id),
-  ]);
-  const conversations = page.rows.map((row) => presentInboxItem(row, auth.user.id, clock));
-  return { conversations, ...totals, listed: conversations.length, list_limit: LIST_LIMIT, next_cursor: page.nextCursor, active };
+  const publicId = conversationId !== undefined && isConversationId(conversationId) ? conversationId : null;
+  const { read, watchers } = await readOpening(deps, auth, listing, publicId);
+  const { thread, counts, groups } = read;
+  if (thread) draftOnOpen(deps, auth, thread.conversation.publicId, thread.chatbot);
+  const conversations = read.rows.map((row) => presentInboxItem(row, auth.user.id, clock));
+  return {
+    conversations,
+    counts,
+    groups,
+    listed: conversations.length,
+    list_limit: LIST_LIMIT,
+    next_cursor: read.nextCursor,
+    active: thread && presentActiveConversation(thread, watchers, auth.user.id, clock),
+  };
 }
 
 const agent = { surface: 'agent', auth: 'agent' } as const;
