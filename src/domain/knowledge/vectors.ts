@@ -6,7 +6,7 @@ export function embeddingModelOf(endpoint: ProviderEndpoint | null): string | nu
   return endpoint ? PROVIDERS[endpoint.slug].embeddingModel : null;
 }
 
-/** A unit vector as stored in `knowledge_chunks.embedding`: little-endian float32 (migration 0019). */
+/** A unit vector as stored in `knowledge_chunks.embedding`: little-endian float32 (migration 0015). */
 export function toBytes(vector: Float32Array): Buffer {
   const bytes = Buffer.alloc(vector.length * 4);
   vector.forEach((value, i) => bytes.writeFloatLE(value, i * 4));

@@ -12,7 +12,7 @@ import { routing } from './0011-routing';
 import { messageRatings } from './0012-message-ratings';
 import { knowledgeLanguages } from './0013-knowledge-languages';
 import { offlineFollowups } from './0014-offline-followups';
-import { knowledgeEmbeddings } from './0019-knowledge-embeddings';
+import { knowledgeEmbeddings } from './0015-knowledge-embeddings';
 import type { Migration } from './types';
 
 /** Every migration in order. A new one is appended here, never edited once released. */

@@ -12,7 +12,7 @@ import type { Migration } from './types';
  * Nullable columns without defaults: adding them rewrites nothing.
  */
 export const knowledgeEmbeddings: Migration = {
-  name: '0019-knowledge-embeddings',
+  name: '0015-knowledge-embeddings',
   async up({ context: db }) {
     await db.query('ALTER TABLE knowledge_chunks ADD COLUMN embedding bytea, ADD COLUMN embedding_model varchar(100)');
   },
