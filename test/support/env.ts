@@ -42,6 +42,6 @@ export const TEST_ENV: Record<string, string> = {
  * member is judged by the deadline and grace it declares (docs/cluster.md, Timings).
  */
 export const SHARED_SERVER_TIMINGS: Record<string, string> = {
-  CLUSTER_HEARTBEAT_MS: '1000',
+  CLUSTER_HEARTBEAT_MS: '2000',
   CLUSTER_LEASE_TTL_MS: '15000',
 };
