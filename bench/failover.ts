@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { Redis } from 'ioredis';
 import { shardOf } from '../src/actors/cluster/shards';
+import { clusterTiming } from '../src/actors/cluster/timing';
 import { defer, scoped } from './support/cleanup';
 import { benchSystem, type BenchSystem } from './support/context';
 import { BenchNode, settled } from './support/processes';
@@ -12,7 +13,9 @@ import { round, summarize } from './support/stats';
 /** Production timings (config/env.ts defaults), written out so a developer's shell cannot change them. */
 const HEARTBEAT_MS = 2_000;
 const LEASE_TTL_MS = 12_000;
-const GOAL_MS = LEASE_TTL_MS + 3_000;
+/** Issue 23: p99 <= 5 s after kill -9, where waiting out the lease took up to TTL + a tick. */
+const GOAL_MS = 5_000;
+const TIMING = clusterTiming(HEARTBEAT_MS, LEASE_TTL_MS);
 const NODES = 3;
 /** Short per-attempt deadlines: the first ask after recovery is seen within ~one router back-off (<= 250 ms). */
 const ATTEMPT_TIMEOUT_MS = 500;
@@ -24,7 +27,7 @@ interface Round {
   recoveredMs: number;
   /** ...until the dead member left the members set (pruned by a survivor's heartbeat). */
   detectedMs: number;
-  /** ...until its lease key for the actor's shard expired in Redis. */
+  /** ...until its lease key for the actor's shard stopped naming it (taken over, or expired). */
   leaseExpiredMs: number;
   /** ...until a survivor held that lease. */
   reacquiredMs: number;
@@ -115,7 +118,7 @@ export async function failover(options: { rounds: number; log: (line: string) =>
       rounds.push(result);
       const s = (v: number) => (v / 1000).toFixed(2);
       options.log(
-        `round ${r}/${options.rounds}: recovered ${s(result.recoveredMs)} s (dead member pruned ${s(result.detectedMs)} s, lease lapsed ${s(result.leaseExpiredMs)} s, re-acquired ${s(result.reacquiredMs)} s); rebalanced in ${s(result.rebalanceMs)} s`,
+        `round ${r}/${options.rounds}: recovered ${s(result.recoveredMs)} s (dead member pruned ${s(result.detectedMs)} s, lease left it ${s(result.leaseExpiredMs)} s, re-acquired ${s(result.reacquiredMs)} s); rebalanced in ${s(result.rebalanceMs)} s`,
       );
     }
     const recovered = summarize(rounds.map((r) => r.recoveredMs));
@@ -124,7 +127,7 @@ export async function failover(options: { rounds: number; log: (line: string) =>
     return {
       name: 'failover',
       title: `failover after kill -9 of an actor's owner (${NODES} web nodes, production timings)`,
-      goal: `p99 <= lease TTL + 3 s = ${GOAL_MS / 1000} s`,
+      goal: `p99 <= ${GOAL_MS / 1000} s`,
       pass: recovered.p99 <= GOAL_MS,
       figures: {
         recovered_p50_s: seconds(recovered.p50),
@@ -133,17 +136,25 @@ export async function failover(options: { rounds: number; log: (line: string) =>
         recovered_min_s: seconds(recovered.min),
         recovered_mean_s: seconds(recovered.mean),
         member_pruned_p50_s: p50((r) => r.detectedMs),
-        lease_lapsed_p50_s: p50((r) => r.leaseExpiredMs),
+        lease_left_dead_member_p50_s: p50((r) => r.leaseExpiredMs),
         lease_reacquired_p50_s: p50((r) => r.reacquiredMs),
         rebalance_p50_s: p50((r) => r.rebalanceMs),
         rebalance_max_s: seconds(summarize(rounds.map((r) => r.rebalanceMs)).max),
       },
-      // No runtime-free way to fail over exists; the floor is set by the timings themselves.
-      baseline: { lease_ttl_s: LEASE_TTL_MS / 1000, dead_after_s: (3 * HEARTBEAT_MS) / 1000 },
-      settings: { rounds: options.rounds, nodes: NODES, heartbeat_ms: HEARTBEAT_MS, lease_ttl_ms: LEASE_TTL_MS, attempt_timeout_ms: ATTEMPT_TIMEOUT_MS },
+      // No runtime-free way to fail over exists; the baseline is waiting out the lease, as before presence.
+      baseline: { lease_ttl_s: LEASE_TTL_MS / 1000, gone_grace_s: TIMING.goneGraceMs / 1000 },
+      settings: {
+        rounds: options.rounds,
+        nodes: NODES,
+        heartbeat_ms: HEARTBEAT_MS,
+        lease_ttl_ms: LEASE_TTL_MS,
+        gone_grace_ms: TIMING.goneGraceMs,
+        check_ms: TIMING.checkMs,
+        attempt_timeout_ms: ATTEMPT_TIMEOUT_MS,
+      },
       notes: [
         'each round: ping a new probe actor, find its owner (shardOf + GET /state), kill -9 it, re-ask every <= 500 ms until answered, then start a replacement node and wait until all 1024 shards are served once',
-        'the floor: a survivor takes the shard at its next placement tick (<= 1 s) once the lease has lapsed (8-12 s after the kill: renewals are every TTL/3) and the dead member is pruned (4-8 s: 3 missed beats, noticed at the next beat)',
+        `the floor: the dead node's presence connection closes with the process; a survivor sees it gone within a membership check (<= ${TIMING.checkMs} ms), takes its leases when the grace (${TIMING.goneGraceMs} ms, on Redis's clock) has passed, and the router's back-off (<= 250 ms) finds the new owner; the lease TTL no longer counts`,
         ...(options.rounds < 20 ? [`only ${options.rounds} rounds: p99 is the worst of few samples; the documented run uses 20`] : []),
       ],
       startedAt: startedAt.toISOString(),

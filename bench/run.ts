@@ -44,7 +44,7 @@ const BENCHMARKS: Record<string, { about: string; run: (options: Options) => Pro
   inbox: { about: 'GET /api/agent/inbox over HTTP, 100,000 conversations in the workspace (~6 min)', run: (o) => inbox({ cpuProf: o.cpuProf }) },
   fanout: { about: 'message.created to 10,000 agent sockets over 3 web nodes (~4 min)', run: () => fanout() },
   liveInbox: { about: '50 agents on 3 web nodes watching, typing, replying while 500 visitors chat (~2 min)', run: (o) => liveInbox({ scale: o.scale }) },
-  failover: { about: 'kill -9 failover, 3 nodes, production timings (~15 s per round)', run: (o) => failover({ rounds: o.rounds, log }) },
+  failover: { about: 'kill -9 failover, 3 nodes, production timings (~8 s per round)', run: (o) => failover({ rounds: o.rounds, log }) },
 };
 
 interface ResultsFile {

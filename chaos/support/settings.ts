@@ -28,7 +28,11 @@ export interface Settings {
   windowLimitMs: number;
   /** SIGSTOP lasts this long: past the lease TTL, so others take the node's shards. */
   pauseMs: number;
-  /** Redis stays down this long: past the dead-member bound, so every node loses its membership. */
+  /**
+   * Redis stays down this long: every node loses its membership at once (its presence connection
+   * closes with Redis), and 5 heartbeats keeps the outage as long as before presence, when 3 missed
+   * beats were the dead-member bound.
+   */
   redisDownMs: number;
   /** The fake provider's pause between two deltas (an answer is ~8 deltas). */
   deltaDelayMs: number;
@@ -52,7 +56,7 @@ export function settingsFor(timings: TimingsName): Settings {
     quietMs: Math.max(3_000, 2 * heartbeatMs),
     windowLimitMs: 60_000 + 2 * leaseTtlMs,
     pauseMs: leaseTtlMs + 4 * heartbeatMs,
-    redisDownMs: timing.deadAfterMs + 2 * heartbeatMs,
+    redisDownMs: 5 * heartbeatMs,
     deltaDelayMs: 60,
     giveUpMs: 90_000,
   };

@@ -7,6 +7,7 @@ import { connectRedis } from '../redis';
 import { ShardFences } from './cluster/fences';
 import { LocalLeases, ShardLeases, type LeaseStore } from './cluster/leases';
 import { LocalMembership, RedisMembership, type Membership } from './cluster/membership';
+import { Presence } from './cluster/presence';
 import { ShardManager } from './cluster/shardManager';
 import { clusterTiming, type ClusterTiming } from './cluster/timing';
 import { BullReminders } from './runtime/bullReminders';
@@ -151,12 +152,16 @@ interface ClusterParts {
 async function clusterParts(ctx: AppContext, redis: Redis, member: string, timing: ClusterTiming, logger: Logger, observer = false): Promise<ClusterParts> {
   const prefix = ctx.config.redisPrefix;
   const [pub, sub] = await Promise.all([connectRedis(ctx.config.redisUrl!, logger, 'actors-pub'), connectRedis(ctx.config.redisUrl!, logger, 'actors-sub')]);
+  // Observers own no shards, so nobody needs to learn of their death quickly.
+  const presence = observer ? undefined : new Presence(ctx.config.redisUrl!, prefix, member, timing, logger);
   let transport: Transport | undefined;
   return {
-    membership: new RedisMembership(redis, `${prefix}members`, member, timing, logger, observer),
-    leases: new ShardLeases(redis, prefix, member, timing.leaseTtlMs),
+    membership: new RedisMembership(redis, prefix, member, timing, logger, presence),
+    leases: new ShardLeases(redis, prefix, member, timing.leaseTtlMs, timing.goneGraceMs + 2 * timing.leaseTtlMs),
     transport: async (receive) => (transport = await RedisTransport.open(pub, sub, prefix, member, receive, logger)),
     close: async () => {
+      // Last: until this node's leases are released (leave), its presence keeps the others from taking them.
+      await presence?.close();
       if (transport) await transport.close();
       else await Promise.all([pub.quit(), sub.quit()]);
     },

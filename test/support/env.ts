@@ -21,7 +21,8 @@ export const TEST_ENV: Record<string, string> = {
   REDIS_PREFIX: TEST_REDIS_PREFIX,
   APP_KEY: `base64:${randomBytes(32).toString('base64')}`,
   APP_URL: 'http://parley.test',
-  // Fast cluster timings so tests see joins, deaths and lease lapses in seconds, not tens of seconds.
+  // Fast cluster timings for the processes tests start and kill: joins, deaths and lease lapses in
+  // seconds, not tens of seconds. The shared test server runs longer ones (SHARED_SERVER_TIMINGS).
   CLUSTER_HEARTBEAT_MS: '500',
   CLUSTER_LEASE_TTL_MS: '3000',
   LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
@@ -31,4 +32,16 @@ export const TEST_ENV: Record<string, string> = {
   WEBHOOK_ALLOW_PRIVATE: '1',
   // /metrics answers non-loopback clients that present it (test/integration/metrics.test.ts).
   METRICS_TOKEN: `metrics-${randomBytes(12).toString('hex')}`,
+};
+
+/**
+ * The shared in-process test server's cluster timings: a lease that outlasts the event-loop stalls of a
+ * loaded machine (a 3 s lease lapsed there, failing turns with owner_lost and turn_timeout). Its
+ * failover stays fast where tests kill processes: a killed node is found by its presence connection,
+ * not by its lease. Processes with TEST_ENV's short timings share its cluster safely, since each
+ * member is judged by the deadline and grace it declares (docs/cluster.md, Timings).
+ */
+export const SHARED_SERVER_TIMINGS: Record<string, string> = {
+  CLUSTER_HEARTBEAT_MS: '2000',
+  CLUSTER_LEASE_TTL_MS: '15000',
 };

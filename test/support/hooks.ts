@@ -8,7 +8,7 @@ import { startFakeLlm, type FakeLlm } from './fakeLlm';
 import { startFakeCommerce, type FakeCommerce } from './fakeCommerce';
 import { withClient } from './pg';
 import { PROBE_TABLE, probeBehaviour } from './actors/probe';
-import { REDIS_URL, TEST_DATABASE, TEST_ENV, TEST_REDIS_PREFIX } from './env';
+import { REDIS_URL, SHARED_SERVER_TIMINGS, TEST_DATABASE, TEST_ENV, TEST_REDIS_PREFIX } from './env';
 
 let web: RunningWeb | undefined;
 let llm: FakeLlm | undefined;
@@ -42,7 +42,7 @@ export const mochaHooks = {
     await withClient((client) => client.query(`CREATE DATABASE ${TEST_DATABASE}`));
     llm = await startFakeLlm();
     commerce = await startFakeCommerce();
-    const config = loadConfig({ ...TEST_ENV, ...llm.envFor(), ...commerce.envFor(), PROVIDER_TIMEOUT_MS: '3000', PORT: '0' });
+    const config = loadConfig({ ...TEST_ENV, ...SHARED_SERVER_TIMINGS, ...llm.envFor(), ...commerce.envFor(), PROVIDER_TIMEOUT_MS: '3000', PORT: '0' });
     const logger = createLogger(config.logLevel);
     const db = await connectDatabase(config, logger);
     await migrate(db.sequelize, logger);

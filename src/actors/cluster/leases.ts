@@ -1,16 +1,29 @@
 import type { Redis } from 'ioredis';
+import { GONE_LUA } from './presence';
 
-// Each script compares the holder before touching the key, so a node can only extend or drop its own lease.
-const ACQUIRE_ALL = `
-local acquired = {}
+// Each script compares the holder before touching the key, so a node can only extend or drop its own
+// lease, or take one whose holder's presence connection has been gone for the grace that holder declared.
+// Returns the indexes taken and, when some holder's grace is still running, the ms until it ends.
+const ACQUIRE_ALL = `${GONE_LUA}
+local now = redisNow()
+local acquired, waitMs, found = {}, -1, {}
 for i, key in ipairs(KEYS) do
   local holder = redis.call('GET', key)
-  if holder == false or holder == ARGV[1] then
+  local free = holder == false or holder == ARGV[1]
+  if not free then
+    if found[holder] == nil then found[holder] = gone(ARGV[3], holder, now, tonumber(ARGV[4])) or false end
+    local seen = found[holder]
+    if seen then
+      local left = seen[1] + seen[2] - now
+      if left <= 0 then free = true elseif waitMs < 0 or left < waitMs then waitMs = left end
+    end
+  end
+  if free then
     redis.call('SET', key, ARGV[1], 'PX', ARGV[2])
     acquired[#acquired + 1] = i
   end
 end
-return acquired`;
+return {acquired, waitMs}`;
 
 const RENEW_ALL = `
 local renewed = {}
@@ -33,10 +46,16 @@ end
 return released`;
 
 /** Where shard leases live: Redis in cluster mode, this process in single-node mode. */
+/** What an acquisition took, and when leases of a member found gone become free (ms from now). */
+export interface Acquired {
+  shards: number[];
+  retryInMs?: number;
+}
+
 export interface LeaseStore {
   readonly owner: string;
-  /** Takes every free (or already own) lease among `shards`; returns the shards now held. */
-  acquire(shards: readonly number[]): Promise<number[]>;
+  /** Takes every free (or already own) lease among `shards`, and those of holders gone past their grace. */
+  acquire(shards: readonly number[]): Promise<Acquired>;
   /** Extends every lease this node still holds; returns the shards renewed (the others were lost). */
   renew(shards: readonly number[]): Promise<number[]>;
   /** Drops this node's leases at once (graceful stop), so new owners need not wait out the TTL. */
@@ -54,14 +73,19 @@ export class ShardLeases implements LeaseStore {
     private readonly prefix: string,
     readonly owner: string,
     readonly ttlMs: number,
+    /** How long a gone note is kept: past the grace and any lease its member could still hold. */
+    private readonly goneKeepMs: number,
   ) {}
 
   key(shard: number): string {
     return `${this.prefix}lease:${shard}`;
   }
 
-  async acquire(shards: readonly number[]): Promise<number[]> {
-    return this.run(ACQUIRE_ALL, shards, this.ttlMs);
+  async acquire(shards: readonly number[]): Promise<Acquired> {
+    if (!shards.length) return { shards: [] };
+    const keys = shards.map((s) => this.key(s));
+    const [indexes, waitMs] = (await this.redis.eval(ACQUIRE_ALL, keys.length, ...keys, this.owner, this.ttlMs, this.prefix, this.goneKeepMs)) as [number[], number];
+    return { shards: indexes.map((i) => shards[i - 1]!), ...(waitMs >= 0 ? { retryInMs: waitMs } : {}) };
   }
 
   async renew(shards: readonly number[]): Promise<number[]> {
@@ -91,9 +115,9 @@ export class LocalLeases implements LeaseStore {
 
   constructor(readonly owner: string) {}
 
-  async acquire(shards: readonly number[]): Promise<number[]> {
+  async acquire(shards: readonly number[]): Promise<Acquired> {
     for (const shard of shards) this.held.add(shard);
-    return [...shards];
+    return { shards: [...shards] };
   }
 
   async renew(shards: readonly number[]): Promise<number[]> {

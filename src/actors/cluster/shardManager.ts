@@ -43,6 +43,8 @@ export class ShardManager {
   private placeAgain = false;
   private renewing = false;
   private stopped = false;
+  /** A placement timed for when a gone member's leases become free, instead of the next tick. */
+  private retryTimer: NodeJS.Timeout | undefined;
   private desiredFor: readonly string[] | undefined;
   private desired = new Set<number>();
   /** performance.now() since when this node has served less than its share; undefined while it serves it all. */
@@ -64,7 +66,11 @@ export class ShardManager {
   /** The hot path of every delivery: the epoch this node serves the shard under, if it does right now. */
   servingEpoch(shard: number): number | undefined {
     const held = this.held.get(shard);
-    if (!held || held.releasing || performance.now() >= held.servesUntil) return undefined;
+    if (!held || held.releasing) return undefined;
+    // Past its presence vouch this node pauses (no new turns) without dropping anything: the next
+    // answered ping resumes it, unless its connection closed, which drops every shard (membership lost).
+    const now = performance.now();
+    if (now >= held.servesUntil || now >= this.membership.vouchedUntil()) return undefined;
     return held.epoch;
   }
 
@@ -102,6 +108,7 @@ export class ShardManager {
   async stop(drainBoundMs: number): Promise<void> {
     this.stopped = true;
     this.timers.forEach(clearInterval);
+    clearTimeout(this.retryTimer);
     const shards = [...this.held.keys()];
     for (const held of this.held.values()) held.releasing = true;
     await Promise.all(shards.map((shard) => this.hooks.drain(shard, drainBoundMs)));
@@ -171,7 +178,8 @@ export class ShardManager {
     const wanted = [...desired].filter((shard) => !this.held.has(shard));
     if (!wanted.length) return;
     const sent = performance.now();
-    const acquired = await this.leases.acquire(wanted);
+    const { shards: acquired, retryInMs } = await this.leases.acquire(wanted);
+    if (retryInMs !== undefined) this.placeIn(retryInMs);
     if (!acquired.length) return;
     let epochs: Map<number, number>;
     try {
@@ -186,6 +194,13 @@ export class ShardManager {
     const servesUntil = this.servesUntil(sent);
     for (const [shard, epoch] of epochs) this.held.set(shard, { epoch, servesUntil, releasing: false });
     this.logger.info({ node: this.self, acquired: epochs.size, owned: this.held.size }, 'acquired shards');
+  }
+
+  /** Places again when a gone member's grace ends (a few ms late, so Redis's clock has passed it too). */
+  private placeIn(ms: number): void {
+    if (this.stopped || ms >= this.timing.tickMs) return;
+    clearTimeout(this.retryTimer);
+    this.retryTimer = setTimeout(() => void this.place(), ms + 5);
   }
 
   private async renew(): Promise<void> {

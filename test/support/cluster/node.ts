@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { Running } from '../processes';
 
 export interface NodeState {
@@ -41,6 +42,16 @@ export class ClusterNode {
   async post(path: string, body: unknown): Promise<unknown> {
     const response = await fetch(`${this.control}${path}`, { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
     return response.status === 204 ? undefined : response.json();
+  }
+
+  /**
+   * Blocks the node's event loop for `ms`; `blocked` resolves once it is blocked, `done` when it answers
+   * again, with the outcome of `then`, an ask its router starts before it sees anything that came meanwhile.
+   */
+  block(ms: number, then?: { kind: string; id: string; message: Record<string, unknown> }): { blocked: Promise<unknown>; done: Promise<AskResult | undefined> } {
+    const token = randomBytes(4).toString('hex');
+    const done = this.post('/block', { ms, token, then }) as Promise<AskResult | undefined>;
+    return { blocked: this.process.waitForLog((e) => e.token === token, 10_000), done };
   }
 
   /** SIGKILL / SIGTERM wait for the exit; SIGSTOP / SIGCONT return at once. */

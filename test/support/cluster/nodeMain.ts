@@ -28,6 +28,15 @@ async function main(): Promise<void> {
         return { error: { status: error.status, code: error.code, message: error.message } };
       }
     },
+    // A busy node: its event loop blocked (a long synchronous task), its sockets left open. The line
+    // goes out before the loop blocks (stdout to a pipe is synchronous), so the test knows it is blocked.
+    // `then` is asked the moment the loop is free again, before any event that came meanwhile is seen.
+    'POST /block': async ({ ms, token, then }) => {
+      process.stdout.write(`${JSON.stringify({ msg: 'blocking the event loop', ms, token })}\n`);
+      const until = Date.now() + Number(ms);
+      while (Date.now() < until);
+      return then ? routes['POST /ask']!(then as Record<string, unknown>) : undefined;
+    },
     'POST /emit': async ({ channel, event, data, seq }) =>
       emitRaw(web.realtime, channel as string, event as RealtimeEventName, data, seq as number),
   };
@@ -41,6 +50,9 @@ async function main(): Promise<void> {
         (error: unknown) => res.writeHead(500).end(String(error)),
       );
   }).listen(0, '127.0.0.1');
+  // A test's request may wait on an idle pooled connection while the node is blocked (/block): a
+  // short keep-alive timeout would fire as the node wakes and reset it.
+  control.keepAliveTimeout = 60_000;
   await once(control, 'listening');
   logger.info({ port: (control.address() as AddressInfo).port }, 'control listening');
   process.once('SIGTERM', () => {

@@ -1,0 +1,82 @@
+import { strict as assert } from 'node:assert';
+import { randomBytes } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import { Redis } from 'ioredis';
+import { RedisMembership } from '../../src/actors/cluster/membership';
+import { Presence, presenceChannel, presenceConnectionName } from '../../src/actors/cluster/presence';
+import { clusterTiming } from '../../src/actors/cluster/timing';
+import { createLogger } from '../../src/logger';
+import { REDIS_URL, TEST_REDIS_PREFIX } from '../support/env';
+
+const logger = createLogger('silent');
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function until(condition: () => boolean | Promise<boolean>, what: string, limitMs = 5_000): Promise<void> {
+  const end = Date.now() + limitMs;
+  while (!(await condition())) {
+    if (Date.now() > end) throw new Error(`${what}: not within ${limitMs} ms`);
+    await sleep(10);
+  }
+}
+
+describe('membership and presence (real Redis)', () => {
+  // Short timings: a 300 ms dead-after, a 1 s grace checked every 250 ms.
+  const timing = clusterTiming(100, 300);
+  let redis: Redis;
+  let prefix: string;
+  const stops: Array<() => Promise<void>> = [];
+
+  before(() => {
+    redis = new Redis(REDIS_URL);
+  });
+  beforeEach(() => {
+    prefix = `${TEST_REDIS_PREFIX}${randomBytes(3).toString('hex')}:`;
+  });
+  afterEach(async () => {
+    for (const stop of stops.splice(0)) await stop();
+  });
+  after(() => redis.quit());
+
+  async function member(self: string): Promise<{ membership: RedisMembership; presence: Presence }> {
+    const presence = new Presence(REDIS_URL, prefix, self, timing, logger);
+    const membership = new RedisMembership(redis, prefix, self, timing, logger, presence);
+    stops.push(async () => {
+      await membership.stop();
+      await presence.close();
+    });
+    await membership.start();
+    return { membership, presence };
+  }
+
+  it('judges each member by the deadline it declared, so members with other timings share a cluster', async () => {
+    const { membership } = await member('short:1');
+    const now = Number((await redis.time())[0]) * 1000;
+    await redis.zadd(`${prefix}members`, now + 60_000, 'long:1', now + 50, 'expiring:1');
+    await until(() => !membership.isLive('expiring:1'), 'the member past its own deadline is removed');
+    await sleep(3 * timing.deadAfterMs);
+    assert.ok(membership.isLive('long:1'), 'a member silent for longer than our dead-after, but within its own, stays');
+  });
+
+  it('removes a member whose presence connection closed at the next check, and notes since when', async () => {
+    const { membership } = await member('watcher:1');
+    const other = await member('other:1');
+    await until(() => membership.isLive('other:1'), 'both joined');
+    const line = ((await redis.call('CLIENT', 'LIST')) as string).split('\n').find((l) => l.includes(` name=${presenceConnectionName(prefix, 'other:1')} `));
+    assert.ok(line, 'the presence connection carries its member in its name');
+    await redis.client('KILL', 'ID', /\bid=(\d+)/.exec(line)![1]!);
+    await until(() => !membership.isLive('other:1'), 'the gone member is removed');
+    assert.ok(await redis.get(`${prefix}gone:other:1:1`), 'the first sighting is noted for the lease grace');
+    // The killed node itself saw its connection close and rejoins with its next life.
+    await until(() => membership.isLive('other:1'), 'it rejoins');
+    assert.equal(other.presence.life, 2);
+    assert.equal((await redis.pubsub('NUMSUB', presenceChannel(prefix, 'other:1', 2)))[1], 1);
+    assert.equal(await redis.get(`${prefix}presence:other:1`), `2 ${timing.goneGraceMs}`);
+  });
+
+  it('vouches for a node only while its pings are answered', async () => {
+    const { presence } = await member('pinged:1');
+    const vouched = presence.vouchedUntil();
+    assert.ok(vouched > performance.now() && vouched <= performance.now() + timing.goneGraceMs - timing.presenceMarginMs);
+    await until(() => presence.vouchedUntil() > vouched, 'the next answered ping moves the vouch on');
+  });
+});
