@@ -66,7 +66,8 @@ export const messageEndpoints = [
         if (open) {
           // The new conversation's turn checks the allowance too, but only after this close: at the limit, nothing is closed for it.
           await assertAllowance(company);
-          await actors.ask('conversation', open, { type: 'reset', chatbotId: chatbot.id, visitorKey: message.visitorKey });
+          // The close waits behind whatever that conversation is doing, an AI answer included: it gets an answer's time.
+          await actors.ask('conversation', open, { type: 'reset', chatbotId: chatbot.id, visitorKey: message.visitorKey }, { timeoutMs: ANSWER_TIMEOUT_MS });
         }
       }
       const reply = await inOpenConversation(body.conversation_id ?? randomUUID(), (id, retry) =>

@@ -1,3 +1,4 @@
+import { ANSWER_TIMEOUT_MS } from '../../actors/conversation/behaviour';
 import { findWidgetChatbot } from '../../domain/chatbots/findChatbot';
 import { visitorMayWrite } from '../../domain/conversations/identity';
 import { latestVisitorConversation, messagesAfter, visitorConversation, type VisitorOwner } from '../../domain/conversations/visitorConversations';
@@ -114,7 +115,8 @@ export const conversationEndpoints = [
     responses: { 200: { description: 'Closed (the same answer on repeats).', json: resetAnswer }, 403: BLOCKED, 404: NOT_THEIRS },
     handler: async ({ actors, body }, req, res) => {
       const { owner, conversationId } = await ownConversation(req.params.key, body());
-      const closed = await actors.ask('conversation', conversationId, { type: 'reset', ...owner });
+      // The close waits behind whatever the conversation is doing, an AI answer included: it gets an answer's time.
+      const closed = await actors.ask('conversation', conversationId, { type: 'reset', ...owner }, { timeoutMs: ANSWER_TIMEOUT_MS });
       res.json({ closed: closed.closed, conversation_id: closed.conversationId });
     },
   }),
