@@ -5,19 +5,10 @@ import { isDatabaseUnavailable } from '../../src/db/unavailable';
 import { AppError } from '../../src/errors';
 import { Tag } from '../../src/models';
 import { TEST_DATABASE_URL } from '../support/env';
+import { failureOf } from '../support/failure';
 import { server } from '../support/hooks';
 import { TcpProxy } from '../support/tcpProxy';
 import * as make from '../support/factories';
-
-/** The rejection of `work`, which must reject. */
-async function failureOf(work: () => Promise<unknown>): Promise<unknown> {
-  try {
-    await work();
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a failure');
-}
 
 /** A Sequelize of its own (not the test server's pool) against `url`. */
 const sequelizeAt = (url: string) => new Sequelize(url, { dialect: 'postgres', dialectModule: pg, logging: false, pool: { max: 1, acquire: 3_000 } });

@@ -7,17 +7,13 @@ import { Presence, presenceChannel, presenceConnectionName } from '../../src/act
 import { clusterTiming } from '../../src/actors/cluster/timing';
 import { createLogger } from '../../src/logger';
 import { REDIS_URL, TEST_REDIS_PREFIX } from '../support/env';
+import { eventually } from '../support/eventually';
 
 const logger = createLogger('silent');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function until(condition: () => boolean | Promise<boolean>, what: string, limitMs = 5_000): Promise<void> {
-  const end = Date.now() + limitMs;
-  while (!(await condition())) {
-    if (Date.now() > end) throw new Error(`${what}: not within ${limitMs} ms`);
-    await sleep(10);
-  }
-}
+/** Waits (up to 5 s) for `condition`, failing with `what` if it never holds. */
+const until = async (condition: () => boolean | Promise<boolean>, what: string): Promise<void> => assert.ok(await eventually(condition, Boolean, 5_000), what);
 
 describe('membership and presence (real Redis)', () => {
   // Short timings: a 300 ms dead-after, a 1 s grace checked every 250 ms.

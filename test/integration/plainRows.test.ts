@@ -4,16 +4,7 @@ import { DatabaseError, Sequelize } from 'sequelize';
 import { plainRows } from '../../src/db/plainRows';
 import { isDatabaseUnavailable } from '../../src/db/unavailable';
 import { TEST_DATABASE_URL } from '../support/env';
-
-/** The rejection of `work`, which must reject. */
-async function failureOf(work: () => Promise<unknown>): Promise<unknown> {
-  try {
-    await work();
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a failure');
-}
+import { failureOf } from '../support/failure';
 
 /**
  * `plainRows`: statements on Sequelize's own pool without `sequelize.query`. Its pool here holds one
