@@ -1,17 +1,19 @@
 import { mkdirSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { QueryTypes } from 'sequelize';
 import { defer, scoped } from './support/cleanup';
 import { CpuMeter, rssMb } from './support/cpu';
 import { HARNESS_CORE, loadNow, NODE_CORE, pin, pinningSettings, pinSelf, pinServices } from './support/pinning';
 import { hotSpots, newestProfile } from './support/profile';
-import { ROOT } from './support/processes';
+import { childEnv, ROOT } from './support/processes';
 import type { BenchResult } from './support/report';
 import { freshIp, postProvider, postWidgetStream, type Outcome, type Target } from './support/sseClient';
 import { percentile, round } from './support/stats';
 import { streamBench } from './support/streamSetup';
 import { paceText, tokensIn, type Pace } from './support/tokenProvider';
 import { streamAgent, WebNode } from './support/webNode';
+import { Running } from '../test/support/processes';
 import { PROFILE_DIR } from './throughput';
 
 const TOKENS_PER_S = 30;
@@ -40,6 +42,8 @@ const FULL = 0.95;
  * node ends its late streams itself.
  */
 const GRACE_S = 150;
+
+const BARE_RELAY_MAIN = resolve(__dirname, 'support/bareRelayMain.js');
 
 const PACE: Pace = { tokens: STREAM_S * TOKENS_PER_S, everyMs: 1000 / TOKENS_PER_S, firstMs: 0 };
 
@@ -323,6 +327,23 @@ export async function streams(options: { cpuProf: boolean }): Promise<BenchResul
     );
     process.stdout.write(`  direct ${top}: max streaming ${direct.maxStreaming}, failed ${direct.failed}, added gap p99 ${p(direct.added, 99)} ms\n`);
 
+    // The floor: a bare node:http relay of the same streams, pinned and metered as the node is.
+    const bare = Math.min(...LEVELS);
+    const relay = new Running(BARE_RELAY_MAIN, [], { env: childEnv({ PROVIDER_URL: `http://${bench.provider.target.host}:${bench.provider.target.port}` }) });
+    defer('stop the bare relay', () => relay.child.kill('SIGKILL'));
+    const relayPort = Number((await relay.waitForLog((entry) => entry.msg === 'listening', 10_000)).port);
+    pin(relay.child.pid!, NODE_CORE);
+    const relayTarget: Target = { host: '127.0.0.1', port: relayPort, agent };
+    const bareRelay = await runLevel(
+      bare,
+      (n, onEvent) => postProvider(relayTarget, `${paceText(PACE)} (relayed ${n})`, onEvent),
+      (outcome) => outcome.status === 200 && outcome.complete && outcome.lastData === '[DONE]',
+      { node: relay.child.pid!, provider: bench.provider.pid, driver: process.pid },
+      relay.child.pid!,
+    );
+    relay.child.kill('SIGKILL');
+    process.stdout.write(`  bare relay ${bare}: failed ${bareRelay.failed}, ${Math.round(bareRelay.nodeUsPerToken * 10) / 10} us of relay CPU per token (${Math.round(bareRelay.steadyUsPerToken * 10) / 10} at full concurrency)\n`);
+
     const profileNotes: string[] = [];
     if (options.cpuProf) {
       undoStop();
@@ -392,12 +413,17 @@ export async function streams(options: { cpuProf: boolean }): Promise<BenchResul
       },
       baseline: {
         [`direct_s${top}_provider_us_per_token`]: Math.round(direct.nodeUsPerToken * 10) / 10,
+        [`bare_relay_s${bare}_us_per_token`]: Math.round(bareRelay.nodeUsPerToken * 10) / 10,
+        [`bare_relay_s${bare}_full_concurrency_us_per_token`]: Math.round(bareRelay.steadyUsPerToken * 10) / 10,
+        [`bare_relay_s${bare}_failed`]: bareRelay.failed,
       },
       settings,
       notes: [
         'node CPU from /proc/<pid>/stat (utime+stime) over each whole level (ramp, streaming, stream starts and their stores included) / tokens delivered; the lowest level\'s figure is the per-token cost, and the goal is judged on it',
         'full_concurrency_node_us_per_token: the node\'s CPU over the seconds when >= 95% of the level\'s streams were streaming / tokens received in those seconds: relaying alone (few starts or stores then), beside the judged figure',
-        `baseline: the provider stand-in's own CPU per token when this client reads ${top} streams straight from it (node:http writing SSE, its timing included): what relaying a token costs a bare node:http process`,
+        `baseline: the provider stand-in's own CPU per token when this client reads ${top} streams straight from it (node:http writing SSE, its timing included)`,
+        `bare_relay: a bare node:http relay (bench/support/bareRelayMain.ts) pinned to the node's core, ${bare} streams of the same provider through it, each provider read written to the client at once untouched (no parsing, no JSON, no coalescing): the floor of relaying one token per read and per write on this machine, same run`,
+        ...bareRelay.failures.map((f) => `bare relay: ${f}`),
       ],
       startedAt: startedAt.toISOString(),
       seconds: (Date.now() - startedAt.getTime()) / 1000,
