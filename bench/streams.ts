@@ -80,6 +80,9 @@ class Collector {
   tokens = 0;
   /** Tokens received so far, counted as they arrive (for the CPU per token at full concurrency). */
   received = 0;
+  /** Requests sent and streams ended so far (a second with neither, and no request waiting for its first token, is relaying only). */
+  sent = 0;
+  ended = 0;
   readonly added: Samples;
   readonly addedFull: Samples;
   readonly lag: Samples;
@@ -168,6 +171,12 @@ interface LevelResult {
   nodeUsPerToken: number;
   /** The node's CPU per token over the seconds at full concurrency only (relaying, no starts or stores): NaN if never there. */
   steadyUsPerToken: number;
+  /**
+   * The node's CPU per token over the seconds in which no request was sent, none waited for its first
+   * token and no stream ended: relaying only, however many streams there were (NaN if no such second).
+   */
+  relayingUsPerToken: number;
+  relayingSeconds: number;
   seconds: number;
   peakRssMb: number;
   storedAnswers?: number;
@@ -187,7 +196,11 @@ async function runLevel(streams: number, open: Open, ok: (outcome: Outcome) => b
   const whole = new CpuMeter(nodePid ? { node: nodePid } : {});
   const fullSeconds: Array<Record<string, number>> = [];
   const steady = { cpuSeconds: 0, tokens: 0 };
+  const relaying = { cpuSeconds: 0, tokens: 0, seconds: 0 };
   let receivedBefore = 0;
+  let sentBefore = 0;
+  let endedBefore = 0;
+  let waitingBefore = 0;
   let tickAt = performance.now();
   let peakRssMb = 0;
   const tick = setInterval(() => {
@@ -199,6 +212,15 @@ async function runLevel(streams: number, open: Open, ok: (outcome: Outcome) => b
       steady.cpuSeconds += (cores.node ?? Number.NaN) * ((now - tickAt) / 1000);
       steady.tokens += level.received - receivedBefore;
     }
+    const waiting = level.open - level.streaming;
+    if (level.sent === sentBefore && level.ended === endedBefore && waiting === 0 && waitingBefore === 0 && level.streaming > 0) {
+      relaying.cpuSeconds += (cores.node ?? Number.NaN) * ((now - tickAt) / 1000);
+      relaying.tokens += level.received - receivedBefore;
+      relaying.seconds += (now - tickAt) / 1000;
+    }
+    sentBefore = level.sent;
+    endedBefore = level.ended;
+    waitingBefore = waiting;
     receivedBefore = level.received;
     tickAt = now;
     if (nodePid) peakRssMb = Math.max(peakRssMb, rssMb(nodePid));
@@ -214,9 +236,11 @@ async function runLevel(streams: number, open: Open, ok: (outcome: Outcome) => b
     const stream = open(n, (_event, data, at) => follower.data(data, at));
     aborts.push(stream.abort);
     level.open++;
+    level.sent++;
     ended.push(
       stream.outcome.then((outcome) => {
         level.open--;
+        level.ended++;
         if (follower.started) level.streaming--;
         level.tokens += follower.expected;
         if (ok(outcome) && follower.expected === PACE.tokens && !follower.outOfOrder) return;
@@ -248,6 +272,8 @@ async function runLevel(streams: number, open: Open, ok: (outcome: Outcome) => b
     cores,
     nodeUsPerToken: (1e6 * nodeCores * seconds) / Math.max(1, level.tokens),
     steadyUsPerToken: steady.tokens ? (1e6 * steady.cpuSeconds) / steady.tokens : Number.NaN,
+    relayingUsPerToken: relaying.tokens ? (1e6 * relaying.cpuSeconds) / relaying.tokens : Number.NaN,
+    relayingSeconds: Math.round(relaying.seconds),
     seconds,
     peakRssMb,
   };
@@ -410,17 +436,21 @@ export async function streams(options: { cpuProf: boolean }): Promise<BenchResul
         streams_per_node_core: figures.streams_per_node_core!,
         ...Object.fromEntries(results.map((r) => [`s${r.streams}_node_us_per_token`, Math.round(r.nodeUsPerToken * 10) / 10])),
         ...Object.fromEntries(results.map((r) => [`s${r.streams}_full_concurrency_node_us_per_token`, Math.round(r.steadyUsPerToken * 10) / 10])),
+        ...Object.fromEntries(results.map((r) => [`s${r.streams}_relaying_node_us_per_token`, Math.round(r.relayingUsPerToken * 10) / 10])),
+        ...Object.fromEntries(results.map((r) => [`s${r.streams}_relaying_s`, r.relayingSeconds])),
       },
       baseline: {
         [`direct_s${top}_provider_us_per_token`]: Math.round(direct.nodeUsPerToken * 10) / 10,
         [`bare_relay_s${bare}_us_per_token`]: Math.round(bareRelay.nodeUsPerToken * 10) / 10,
         [`bare_relay_s${bare}_full_concurrency_us_per_token`]: Math.round(bareRelay.steadyUsPerToken * 10) / 10,
+        [`bare_relay_s${bare}_relaying_us_per_token`]: Math.round(bareRelay.relayingUsPerToken * 10) / 10,
         [`bare_relay_s${bare}_failed`]: bareRelay.failed,
       },
       settings,
       notes: [
         'node CPU from /proc/<pid>/stat (utime+stime) over each whole level (ramp, streaming, stream starts and their stores included) / tokens delivered; the lowest level\'s figure is the per-token cost, and the goal is judged on it',
         'full_concurrency_node_us_per_token: the node\'s CPU over the seconds when >= 95% of the level\'s streams were streaming / tokens received in those seconds: relaying alone (few starts or stores then), beside the judged figure',
+        'relaying_node_us_per_token: the same over the seconds in which no request was sent, none waited for its first token and no stream ended (relaying_s of them), whatever share of the level was streaming: relaying only, also when starts failed (a loaded shared Postgres)',
         `baseline: the provider stand-in's own CPU per token when this client reads ${top} streams straight from it (node:http writing SSE, its timing included)`,
         `bare_relay: a bare node:http relay (bench/support/bareRelayMain.ts) pinned to the node's core, ${bare} streams of the same provider through it, each provider read written to the client at once untouched (no parsing, no JSON, no coalescing): the floor of relaying one token per read and per write on this machine, same run`,
         ...bareRelay.failures.map((f) => `bare relay: ${f}`),
