@@ -1,17 +1,19 @@
 import { mkdirSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { QueryTypes } from 'sequelize';
 import { defer, scoped } from './support/cleanup';
 import { CpuMeter, rssMb } from './support/cpu';
 import { HARNESS_CORE, loadNow, NODE_CORE, pin, pinningSettings, pinSelf, pinServices } from './support/pinning';
 import { hotSpots, newestProfile } from './support/profile';
-import { ROOT } from './support/processes';
+import { childEnv, ROOT } from './support/processes';
 import type { BenchResult } from './support/report';
 import { freshIp, postProvider, postWidgetStream, type Outcome, type Target } from './support/sseClient';
 import { percentile, round } from './support/stats';
 import { streamBench } from './support/streamSetup';
 import { paceText, tokensIn, type Pace } from './support/tokenProvider';
 import { streamAgent, WebNode } from './support/webNode';
+import { Running } from '../test/support/processes';
 import { PROFILE_DIR } from './throughput';
 
 const TOKENS_PER_S = 30;
@@ -40,6 +42,8 @@ const FULL = 0.95;
  * node ends its late streams itself.
  */
 const GRACE_S = 150;
+
+const BARE_RELAY_MAIN = resolve(__dirname, 'support/bareRelayMain.js');
 
 const PACE: Pace = { tokens: STREAM_S * TOKENS_PER_S, everyMs: 1000 / TOKENS_PER_S, firstMs: 0 };
 
@@ -76,6 +80,9 @@ class Collector {
   tokens = 0;
   /** Tokens received so far, counted as they arrive (for the CPU per token at full concurrency). */
   received = 0;
+  /** Requests sent and streams ended so far (a second with neither, and no request waiting for its first token, is relaying only). */
+  sent = 0;
+  ended = 0;
   readonly added: Samples;
   readonly addedFull: Samples;
   readonly lag: Samples;
@@ -164,6 +171,12 @@ interface LevelResult {
   nodeUsPerToken: number;
   /** The node's CPU per token over the seconds at full concurrency only (relaying, no starts or stores): NaN if never there. */
   steadyUsPerToken: number;
+  /**
+   * The node's CPU per token over the seconds in which no request was sent, none waited for its first
+   * token and no stream ended: relaying only, however many streams there were (NaN if no such second).
+   */
+  relayingUsPerToken: number;
+  relayingSeconds: number;
   seconds: number;
   peakRssMb: number;
   storedAnswers?: number;
@@ -183,7 +196,11 @@ async function runLevel(streams: number, open: Open, ok: (outcome: Outcome) => b
   const whole = new CpuMeter(nodePid ? { node: nodePid } : {});
   const fullSeconds: Array<Record<string, number>> = [];
   const steady = { cpuSeconds: 0, tokens: 0 };
+  const relaying = { cpuSeconds: 0, tokens: 0, seconds: 0 };
   let receivedBefore = 0;
+  let sentBefore = 0;
+  let endedBefore = 0;
+  let waitingBefore = 0;
   let tickAt = performance.now();
   let peakRssMb = 0;
   const tick = setInterval(() => {
@@ -195,6 +212,15 @@ async function runLevel(streams: number, open: Open, ok: (outcome: Outcome) => b
       steady.cpuSeconds += (cores.node ?? Number.NaN) * ((now - tickAt) / 1000);
       steady.tokens += level.received - receivedBefore;
     }
+    const waiting = level.open - level.streaming;
+    if (level.sent === sentBefore && level.ended === endedBefore && waiting === 0 && waitingBefore === 0 && level.streaming > 0) {
+      relaying.cpuSeconds += (cores.node ?? Number.NaN) * ((now - tickAt) / 1000);
+      relaying.tokens += level.received - receivedBefore;
+      relaying.seconds += (now - tickAt) / 1000;
+    }
+    sentBefore = level.sent;
+    endedBefore = level.ended;
+    waitingBefore = waiting;
     receivedBefore = level.received;
     tickAt = now;
     if (nodePid) peakRssMb = Math.max(peakRssMb, rssMb(nodePid));
@@ -210,9 +236,11 @@ async function runLevel(streams: number, open: Open, ok: (outcome: Outcome) => b
     const stream = open(n, (_event, data, at) => follower.data(data, at));
     aborts.push(stream.abort);
     level.open++;
+    level.sent++;
     ended.push(
       stream.outcome.then((outcome) => {
         level.open--;
+        level.ended++;
         if (follower.started) level.streaming--;
         level.tokens += follower.expected;
         if (ok(outcome) && follower.expected === PACE.tokens && !follower.outOfOrder) return;
@@ -244,6 +272,8 @@ async function runLevel(streams: number, open: Open, ok: (outcome: Outcome) => b
     cores,
     nodeUsPerToken: (1e6 * nodeCores * seconds) / Math.max(1, level.tokens),
     steadyUsPerToken: steady.tokens ? (1e6 * steady.cpuSeconds) / steady.tokens : Number.NaN,
+    relayingUsPerToken: relaying.tokens ? (1e6 * relaying.cpuSeconds) / relaying.tokens : Number.NaN,
+    relayingSeconds: Math.round(relaying.seconds),
     seconds,
     peakRssMb,
   };
@@ -323,6 +353,23 @@ export async function streams(options: { cpuProf: boolean }): Promise<BenchResul
     );
     process.stdout.write(`  direct ${top}: max streaming ${direct.maxStreaming}, failed ${direct.failed}, added gap p99 ${p(direct.added, 99)} ms\n`);
 
+    // The floor: a bare node:http relay of the same streams, pinned and metered as the node is.
+    const bare = Math.min(...LEVELS);
+    const relay = new Running(BARE_RELAY_MAIN, [], { env: childEnv({ PROVIDER_URL: `http://${bench.provider.target.host}:${bench.provider.target.port}` }) });
+    defer('stop the bare relay', () => relay.child.kill('SIGKILL'));
+    const relayPort = Number((await relay.waitForLog((entry) => entry.msg === 'listening', 10_000)).port);
+    pin(relay.child.pid!, NODE_CORE);
+    const relayTarget: Target = { host: '127.0.0.1', port: relayPort, agent };
+    const bareRelay = await runLevel(
+      bare,
+      (n, onEvent) => postProvider(relayTarget, `${paceText(PACE)} (relayed ${n})`, onEvent),
+      (outcome) => outcome.status === 200 && outcome.complete && outcome.lastData === '[DONE]',
+      { node: relay.child.pid!, provider: bench.provider.pid, driver: process.pid },
+      relay.child.pid!,
+    );
+    relay.child.kill('SIGKILL');
+    process.stdout.write(`  bare relay ${bare}: failed ${bareRelay.failed}, ${Math.round(bareRelay.nodeUsPerToken * 10) / 10} us of relay CPU per token (${Math.round(bareRelay.steadyUsPerToken * 10) / 10} at full concurrency)\n`);
+
     const profileNotes: string[] = [];
     if (options.cpuProf) {
       undoStop();
@@ -389,15 +436,24 @@ export async function streams(options: { cpuProf: boolean }): Promise<BenchResul
         streams_per_node_core: figures.streams_per_node_core!,
         ...Object.fromEntries(results.map((r) => [`s${r.streams}_node_us_per_token`, Math.round(r.nodeUsPerToken * 10) / 10])),
         ...Object.fromEntries(results.map((r) => [`s${r.streams}_full_concurrency_node_us_per_token`, Math.round(r.steadyUsPerToken * 10) / 10])),
+        ...Object.fromEntries(results.map((r) => [`s${r.streams}_relaying_node_us_per_token`, Math.round(r.relayingUsPerToken * 10) / 10])),
+        ...Object.fromEntries(results.map((r) => [`s${r.streams}_relaying_s`, r.relayingSeconds])),
       },
       baseline: {
         [`direct_s${top}_provider_us_per_token`]: Math.round(direct.nodeUsPerToken * 10) / 10,
+        [`bare_relay_s${bare}_us_per_token`]: Math.round(bareRelay.nodeUsPerToken * 10) / 10,
+        [`bare_relay_s${bare}_full_concurrency_us_per_token`]: Math.round(bareRelay.steadyUsPerToken * 10) / 10,
+        [`bare_relay_s${bare}_relaying_us_per_token`]: Math.round(bareRelay.relayingUsPerToken * 10) / 10,
+        [`bare_relay_s${bare}_failed`]: bareRelay.failed,
       },
       settings,
       notes: [
         'node CPU from /proc/<pid>/stat (utime+stime) over each whole level (ramp, streaming, stream starts and their stores included) / tokens delivered; the lowest level\'s figure is the per-token cost, and the goal is judged on it',
         'full_concurrency_node_us_per_token: the node\'s CPU over the seconds when >= 95% of the level\'s streams were streaming / tokens received in those seconds: relaying alone (few starts or stores then), beside the judged figure',
-        `baseline: the provider stand-in's own CPU per token when this client reads ${top} streams straight from it (node:http writing SSE, its timing included): what relaying a token costs a bare node:http process`,
+        'relaying_node_us_per_token: the same over the seconds in which no request was sent, none waited for its first token and no stream ended (relaying_s of them), whatever share of the level was streaming: relaying only, also when starts failed (a loaded shared Postgres)',
+        `baseline: the provider stand-in's own CPU per token when this client reads ${top} streams straight from it (node:http writing SSE, its timing included)`,
+        `bare_relay: a bare node:http relay (bench/support/bareRelayMain.ts) pinned to the node's core, ${bare} streams of the same provider through it, each provider read written to the client at once untouched (no parsing, no JSON, no coalescing): the floor of relaying one token per read and per write on this machine, same run`,
+        ...bareRelay.failures.map((f) => `bare relay: ${f}`),
       ],
       startedAt: startedAt.toISOString(),
       seconds: (Date.now() - startedAt.getTime()) / 1000,

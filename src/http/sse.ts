@@ -109,7 +109,23 @@ export class SseStream {
     streaming--;
   }
 
+  /**
+   * Once the headers are on the socket and nothing of the answer waits in the response's own buffer,
+   * an event goes straight to the socket as one chunk framed here (`<size>CRLF<text>CRLF`, exactly
+   * what `res.write` sends for a chunked answer): one `write` call and buffer instead of
+   * `res.write`'s four socket writes (size line, CRLF, text, CRLF) corked into a `writev` on the next
+   * tick. The bytes on the wire are the same; `res.end()` still writes the last chunk. Anything else
+   * (the socket not yet this answer's, data still buffered in the response, an HTTP/1.0 client
+   * without chunked encoding) goes through `res.write` as before.
+   */
   private write(text: string): void {
-    if (this.open) this.res.write(text);
+    if (!this.open) return;
+    const res = this.res;
+    const socket = res.socket;
+    if (socket && socket.writable && res.headersSent && res.chunkedEncoding && res.writableLength === socket.writableLength) {
+      socket.write(`${Buffer.byteLength(text).toString(16)}\r\n${text}\r\n`);
+      return;
+    }
+    res.write(text);
   }
 }

@@ -197,8 +197,13 @@ class IdleTimer {
     private readonly onFire: () => void,
   ) {}
 
+  /** Starts the wait again; per chunk read, so the one timer is refreshed rather than replaced (no new timer per token). */
   arm(): void {
-    this.clear();
+    if (this.fired) return;
+    if (this.handle !== undefined) {
+      this.handle.refresh();
+      return;
+    }
     this.handle = setTimeout(() => {
       this.fired = true;
       this.onFire();
