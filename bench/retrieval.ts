@@ -5,11 +5,13 @@ import type { AppContext } from '../src/context';
 import { resolveEndpoint } from '../src/ai/endpoint';
 import { retrieveByMeaning } from '../src/domain/knowledge/meaning';
 import { retrievePassages } from '../src/domain/knowledge/retrieve';
+import { termsOf } from '../src/domain/knowledge/vocabulary';
 import { trainDocument } from '../src/domain/knowledge/trainDocument';
 import { scoped } from './support/cleanup';
 import { withBenchDatabase } from './support/context';
 import { benchChatbot } from './support/corpus';
 import { STAND_IN_MODEL, startEmbeddingsProvider } from './support/embeddingsProvider';
+import { COMMON_SHARE, countKinds, missKind, type MissCounts, type MissKind } from './support/retrievalMisses';
 import { ROOT } from './support/processes';
 import type { BenchResult } from './support/report';
 import { round } from './support/stats';
@@ -49,6 +51,8 @@ interface Scores {
   misses: string[];
   /** Questions for which nothing at all was returned. */
   empty: number;
+  /** Indexes (in the set) of the questions missed at 3. */
+  missed: number[];
 }
 
 function loadDocuments(): Document[] {
@@ -78,6 +82,7 @@ function score(questions: readonly Question[], results: readonly Ranked[][], tit
   let reciprocal = 0;
   let empty = 0;
   const misses: string[] = [];
+  const missed: number[] = [];
   questions.forEach((q, i) => {
     const ranked = results[i]!;
     const documentTitle = titles.get(q.expect.document)!;
@@ -87,13 +92,14 @@ function score(questions: readonly Question[], results: readonly Ranked[][], tit
     if (rank >= 1 && rank <= 3) hitAt3++;
     if (rank >= 1) reciprocal += 1 / rank;
     if (rank < 1 || rank > 3) {
+      missed.push(i);
       const got = ranked[0] ? ranked[0].title : 'nothing';
       const expected = documentTitle === q.expect.heading ? documentTitle : `${documentTitle} › ${q.expect.heading}`;
       misses.push(`"${q.question}" expected ${expected}, ${rank ? `found at ${rank}` : `not in top ${TOP}`}, first: ${got}`);
     }
   });
   const n = questions.length || 1;
-  return { hitAt1: hitAt1 / n, hitAt3: hitAt3 / n, mrr: reciprocal / n, misses, empty };
+  return { hitAt1: hitAt1 / n, hitAt3: hitAt3 / n, mrr: reciprocal / n, misses, empty, missed };
 }
 
 /**
@@ -132,8 +138,8 @@ export async function retrieval(): Promise<BenchResult> {
       }
 
       // A typo in an expected heading would read as a retrieval miss; refuse to measure instead.
-      const passages = await ctx.db.sequelize.query<Ranked>(
-        `SELECT s.title AS "sourceTitle", c.title FROM knowledge_chunks c JOIN knowledge_sources s ON s.id = c.source_id WHERE c.chatbot_id = :chatbotId`,
+      const passages = await ctx.db.sequelize.query<Ranked & { id: string }>(
+        `SELECT c.id, s.title AS "sourceTitle", c.title FROM knowledge_chunks c JOIN knowledge_sources s ON s.id = c.source_id WHERE c.chatbot_id = :chatbotId`,
         { replacements: { chatbotId: chatbot.id }, type: QueryTypes.SELECT },
       );
       const [embedded] = await ctx.db.sequelize.query<{ count: string }>(
@@ -149,16 +155,33 @@ export async function retrieval(): Promise<BenchResult> {
         const previous: Ranked[][] = [];
         const naive: Ranked[][] = [];
         const meaning: Ranked[][] = [];
+        const bm25: Ranked[][] = [];
         for (const { question } of set) {
           measured.push(await retrievePassages(chatbot.id, question, TOP));
           meaning.push(await retrieveByMeaning(ctx, endpoint, chatbot.id, question, TOP));
           previous.push(await previousRanking(ctx, chatbot.id, question));
           naive.push(await naiveRanking(ctx, chatbot.id, question));
+          bm25.push(await bm25Ranking(ctx, chatbot.id, question));
         }
-        return { measured: score(set, measured, titles), previous: score(set, previous, titles), naive: score(set, naive, titles), meaning: score(set, meaning, titles) };
+        return { bm25: score(set, bm25, titles), measured: score(set, measured, titles), previous: score(set, previous, titles), naive: score(set, naive, titles), meaning: score(set, meaning, titles) };
       };
       const first = await rank(sets.first);
       const second = await rank(sets.second);
+      // Why each miss of the measured ranking was missed: the analysis that decides what is worth trying.
+      const kinds = async (set: readonly Question[], missed: readonly number[]): Promise<MissCounts> => {
+        const found: MissKind[] = [];
+        for (const i of missed) {
+          const q = set[i]!;
+          const answering = passages.filter((p) => isHit(p, titles.get(q.expect.document)!, q.expect.heading)).map((p) => Number(p.id));
+          found.push(await missKind(ctx, chatbot.id, q.question, answering));
+        }
+        return countKinds(found);
+      };
+      const firstKinds = await kinds(sets.first, first.measured.missed);
+      const secondKinds = await kinds(sets.second, second.measured.missed);
+      // Every ranking miss fixed, every vocabulary miss left: the best any ranking by words could do.
+      const ceiling = (scores: Scores, counts: MissCounts, n: number) => scores.hitAt3 + counts.ranking / n;
+      const describe = (counts: MissCounts) => `${counts.noWordShared} no word shared, ${counts.onlyCommonWords} only common words shared, ${counts.ranking} ranking`;
       const shown = (misses: string[]) => misses.slice(0, MAX_MISSES_SHOWN).map((miss) => `  ${miss}`);
       const more = (misses: string[]) => (misses.length > MAX_MISSES_SHOWN ? `, first ${MAX_MISSES_SHOWN} shown` : '');
       return {
@@ -179,6 +202,10 @@ export async function retrieval(): Promise<BenchResult> {
           previous_mrr: round(first.previous.mrr),
           previous_second_hit_at_3: round(second.previous.hitAt3),
           previous_second_mrr: round(second.previous.mrr),
+          bm25_hit_at_3: round(first.bm25.hitAt3),
+          bm25_mrr: round(first.bm25.mrr),
+          bm25_second_hit_at_3: round(second.bm25.hitAt3),
+          bm25_second_mrr: round(second.bm25.mrr),
           plainto_hit_at_3: round(first.naive.hitAt3),
           plainto_second_hit_at_3: round(second.naive.hitAt3),
           standin_meaning_hit_at_3: round(first.meaning.hitAt3),
@@ -194,6 +221,14 @@ export async function retrieval(): Promise<BenchResult> {
           top: TOP,
           empty_results: first.measured.empty,
           second_empty_results: second.measured.empty,
+          misses_no_word_shared: firstKinds.noWordShared,
+          misses_only_common_words: firstKinds.onlyCommonWords,
+          misses_ranking: firstKinds.ranking,
+          lexical_ceiling_hit_at_3: round(ceiling(first.measured, firstKinds, sets.first.length)),
+          second_misses_no_word_shared: secondKinds.noWordShared,
+          second_misses_only_common_words: secondKinds.onlyCommonWords,
+          second_misses_ranking: secondKinds.ranking,
+          second_lexical_ceiling_hit_at_3: round(ceiling(second.measured, secondKinds, sets.second.length)),
         },
         notes: [
           'corpus: the Constitution of the United States (public domain): Preamble, Articles I-VII (one document each, "## Section N" headings), 27 amendments (one document, "## Amendment N" headings)',
@@ -202,7 +237,11 @@ export async function retrieval(): Promise<BenchResult> {
           `second set (${SECOND_SET}): written after retrieval became language-aware and fuzzy, committed before it was measured, no question repeated from the first`,
           "previous: the ranking before that change, in this run: English only, exact words, ts_rank over any word of the question",
           `standin_meaning: retrieveByMeaning, the path a reply takes with an OpenAI key: the lexical top 50 re-ranked by fusion with vectors from the local stand-in (${STAND_IN_MODEL}), not a provider's model; informative only, the goal is read on the lexical figures`,
+          `misses by kind (support/retrievalMisses.ts): no word shared with the answering passage; only words in >= ${COMMON_SHARE * 100}% of the passages shared (both vocabulary mismatch, which only meaning bridges); ranking (a rarer word shared, outranked). lexical_ceiling: hit@3 with every ranking miss fixed`,
+          `bm25: the same terms (words spelled alike at half weight) ranked by Okapi BM25 with the textbook k1 = ${BM25_K1}, b = ${BM25_B} (idf from the term counts, length in characters); tried and not kept (docs/performance.md, third round)`,
           "plainto: the same chunks and tsvector, plainto_tsquery('english', question) (every word must match), ranked by default ts_rank",
+          `misses by kind, first set: ${describe(firstKinds)}; lexical ceiling ${round(ceiling(first.measured, firstKinds, sets.first.length))}`,
+          `misses by kind, second set: ${describe(secondKinds)}; lexical ceiling ${round(ceiling(second.measured, secondKinds, sets.second.length))}`,
           `missed at 3, first set (${first.measured.misses.length}${more(first.measured.misses)}):`,
           ...shown(first.measured.misses),
           `missed at 3, second set (${second.measured.misses.length}${more(second.measured.misses)}):`,
@@ -226,6 +265,33 @@ function previousRanking(ctx: AppContext, chatbotId: number, question: string): 
       ORDER BY ts_rank(c.search, words.q, 1) DESC, c.id
       LIMIT :limit`,
     { replacements: { chatbotId, question, limit: TOP }, type: QueryTypes.SELECT },
+  );
+}
+
+const BM25_K1 = 1.2;
+const BM25_B = 0.75;
+
+/**
+ * Okapi BM25 over every passage of the chatbot, with retrievePassages' terms (a word found by its
+ * spelling counts half, as there): term frequency saturated by k1, normalised by the passage's length
+ * in characters against the chatbot's average (b), weighted by idf from knowledge_terms.
+ */
+async function bm25Ranking(ctx: AppContext, chatbotId: number, question: string): Promise<Ranked[]> {
+  const terms = (await termsOf(chatbotId, question)).map((term) => ({ lexeme: term.lexeme, chunks: term.chunks, weight: term.weight === 1 ? 1 : 0.5 * term.weight }));
+  if (!terms.length) return [];
+  return ctx.db.sequelize.query<Ranked>(
+    `WITH stats AS (SELECT count(*) AS n, avg(length(content)) AS average FROM knowledge_chunks WHERE chatbot_id = :chatbotId),
+          terms AS (SELECT * FROM json_to_recordset(CAST(:terms AS json)) AS t(lexeme text, chunks int, weight float8))
+     SELECT s.title AS "sourceTitle", c.title
+       FROM knowledge_chunks c JOIN knowledge_sources s ON s.id = c.source_id, stats,
+            LATERAL (SELECT sum(t.weight * ln(1 + (stats.n - t.chunks + 0.5) / (t.chunks + 0.5))
+                                * cardinality(u.positions) * (${BM25_K1} + 1)
+                                / (cardinality(u.positions) + ${BM25_K1} * (1 - ${BM25_B} + ${BM25_B} * length(c.content) / stats.average))) AS score
+                       FROM unnest(c.search) u JOIN terms t ON t.lexeme = u.lexeme) scored
+      WHERE c.chatbot_id = :chatbotId AND scored.score > 0
+      ORDER BY scored.score DESC, c.id
+      LIMIT :limit`,
+    { replacements: { chatbotId, terms: JSON.stringify(terms), limit: TOP }, type: QueryTypes.SELECT },
   );
 }
 

@@ -29,6 +29,9 @@ const ALIKE_WEIGHT = 0.5;
  * Ranking reads every candidate's tsvector, so candidates are found through the GIN index with the
  * question's rarer terms only, adding terms from the rarest while their passages number under
  * CANDIDATES. Common words still count in the rank; they just do not pull in half the knowledge base.
+ * The candidates come from `knowledge_candidates` (migration 0019), which never scans the table
+ * sequentially: a scan that stops after CANDIDATES matches looks cheap to the planner but tests every
+ * passage it reads against the question.
  */
 export async function retrievePassages(chatbotId: number, question: string, limit = 5): Promise<Passage[]> {
   const terms = await termsOf(chatbotId, question);
@@ -41,9 +44,7 @@ export async function retrievePassages(chatbotId: number, question: string, limi
   const rows = await KnowledgeChunk.sequelize!.query<Omit<Passage, 'rank'> & { rank: string | number }>(
     `SELECT c.id AS "chunkId", c.source_id AS "sourceId", s.type AS "sourceType", s.title AS "sourceTitle", c.title, c.url, c.content, best.rank
        FROM (SELECT id, ${rank} AS rank
-               FROM (SELECT id, search FROM knowledge_chunks
-                      WHERE chatbot_id = :chatbotId AND search @@ CAST(:match AS tsquery)
-                      LIMIT :candidates) candidates
+               FROM knowledge_candidates(:chatbotId, CAST(:match AS tsquery), :candidates) candidates
               ORDER BY rank DESC, id
               LIMIT :limit) best
        JOIN knowledge_chunks c ON c.id = best.id
