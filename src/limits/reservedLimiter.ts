@@ -117,9 +117,9 @@ export function reservedLimiter(redis: Redis | undefined, prefix: string, option
       }
       if (store.status !== 'ready') return fromMemory(key);
       if (!entry || entry.endsAt <= now) {
+        sweep(now);
         entry = { left: 0, taken: 0, endsAt: now };
         reserves.set(key, entry);
-        sweep(now);
       }
       const reserving = entry;
       reserving.pending = reserveFor(key, reserving);
