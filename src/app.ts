@@ -10,6 +10,7 @@ import type { InboxPresence } from './realtime/inboxPresence';
 import { openToEveryOrigin } from './http/cors';
 import { errorHandler, routeNotFound } from './http/errorHandler';
 import { hotRoutes } from './http/hotRoutes';
+import { reservedLimiter } from './limits/reservedLimiter';
 import { requestIdOf } from './http/requestId';
 import { loggedUrl, requestErrorObject, requestLogLevel } from './http/requestLog';
 import { trustProxySetting } from './http/trustProxy';
@@ -22,7 +23,7 @@ import { inboxAppRoutes } from './surfaces/inboxApp';
 import { chatPageRoutes } from './surfaces/chatPage';
 import { PORTAL_BASE, portalSurface } from './surfaces/portal';
 import { V1_BASE, v1Surface } from './surfaces/v1';
-import { anyOrigin, HOT_WIDGET_ENDPOINTS, WIDGET_BASE, widgetSurface } from './surfaces/widget';
+import { answersWhole, anyOrigin, HOT_WIDGET_ENDPOINTS, WIDGET_BASE, widgetSurface } from './surfaces/widget';
 
 const HEARTBEAT_PATH = /^\/widget\/[^/]+\/heartbeat(?:\?|$)/;
 /** Liveness probes come every few seconds from every orchestrator: a successful one is not news. */
@@ -52,8 +53,9 @@ export function createApp(ctx: AppContext, runtime: AppRuntime): Express {
   const hot = hotRoutes({
       base: WIDGET_BASE,
       endpoints: HOT_WIDGET_ENDPOINTS,
+      answeredWhole: answersWhole,
       deps,
-      limiters: ctx.limiters,
+      routeLimiter: (options) => reservedLimiter(ctx.redis, ctx.config.redisPrefix, options),
       staticHeaders: [securityHeaders, anyOrigin],
       logger: ctx.logger,
       observe: ctx.metrics.observeRequest,

@@ -1,13 +1,14 @@
-import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
-import { badRequest } from '../errors';
-import type { LimiterFactory } from '../limits/limiters';
+import { badRequest, tooManyRequests } from '../errors';
+import type { ReservedLimiter, ReservedLimiterOptions } from '../limits/reservedLimiter';
 import type { RouteLimit } from '../openapi/registry';
 import { inputOf, type DeclaredEndpoint } from './endpoint';
 import { errorHandler } from './errorHandler';
+import { holdHeaders, releaseHeaders, type HeldHeaders } from './hotAnswer';
+import { IpLimitKeys } from './ipLimitKeys';
 import { makeStorable, SMALL_BODY_LIMIT } from './jsonBody';
-import { rateLimit } from './rateLimit';
-import { requestIdOf } from './requestId';
+import { requestIdFrom } from './requestId';
 import { loggedUrl, requestLogLevel } from './requestLog';
 import { routePath } from './surfaceRouter';
 
@@ -18,8 +19,14 @@ export interface HotRoutesOptions<Deps> {
   /** The surface's base (`/widget`) and the endpoints taken off the generic stack: public (`auth: 'none'`), small bodies. */
   base: string;
   endpoints: readonly DeclaredEndpoint<Deps>[];
+  /**
+   * Of those, the ones whose handler answers with `answerJson` (src/http/hotAnswer.ts): their
+   * headers are held and written with the answer in one `writeHead`. The others get them set before their handler runs.
+   */
+  answeredWhole: (endpoint: DeclaredEndpoint<Deps>) => boolean;
   deps: Deps;
-  limiters: LimiterFactory;
+  /** The route limits' counters: reserved from Redis a few points at a time (src/limits/reservedLimiter.ts). */
+  routeLimiter: (options: ReservedLimiterOptions) => ReservedLimiter;
   /**
    * Middleware whose headers do not depend on the request (helmet, the surface's CORS for a non-preflight):
    * run once on a stand-in at start-up, and their headers set on every hot answer.
@@ -41,29 +48,42 @@ interface HotRoute<Deps> {
   endpoint: DeclaredEndpoint<Deps>;
   /** `/widget/:key/heartbeat`: the route label the metrics have always used. */
   label: string;
-  limit?: RequestHandler;
+  /** The headers every answer of the route carries, flat: the static ones, then X-RateLimit-Limit. */
+  fixed: readonly string[];
+  answeredWhole: boolean;
+  limiter?: ReservedLimiter;
 }
 
 const JSON_TYPE = /^application\/json\s*(?:;\s*charset=utf-8\s*)?$/i;
+
+/**
+ * A node takes this share of a route limit's points from Redis at a time (at least one): 8 of the
+ * heartbeat's 240 a minute, 4 of the state reads' 120, the stream's 20 one by one. The tolerance it
+ * gives (docs/api.md, "Rate limits"): a client may be refused up to `nodes x (reserve - 1)` early.
+ */
+const RESERVE_SHARE = 1 / 30;
 
 /**
  * The hot routes (widget heartbeat, stream, state catch-up) answered without the generic express
  * stack: one middleware, mounted first (and called by the node's listener before express, see
  * `listenerOf` in src/app.ts), that matches them by method and exact path and does what the stack
  * would have done for them, in the same order: request id, helmet and CORS headers (precomputed),
- * the route's per-IP limit, the JSON body (same limit, same 400/413 answers, made storable), the
- * endpoint's own handler and validation, the error handler's JSON shapes, the metrics histogram;
- * request lines are sampled. Anything unusual (another content type or encoding, a chunked body, a
- * path that does not decode, HEAD, a trailing slash) goes on to the generic stack, which answers it
- * as before. Why and what it saved: docs/performance.md, "Cost per unit of work".
+ * the route's per-IP limit (counted as the generic limit counts it, a few points reserved from Redis
+ * at a time), the JSON body (same limit, same 400/413 answers, made storable), the endpoint's own
+ * handler and validation, the error handler's JSON shapes, the metrics histogram; request lines are
+ * sampled. Anything unusual (another content type or encoding, a chunked body, a path that does not
+ * decode, HEAD, a trailing slash) goes on to the generic stack, which answers it as before. Why and
+ * what it saved: docs/performance.md, "Cost per unit of work".
  */
 export function hotRoutes<Deps>(options: HotRoutesOptions<Deps>): RequestHandler {
-  const headers = learnHeaders(options.staticHeaders);
-  const limits = new Map<string, RequestHandler>();
-  const limitFor = (limit: RouteLimit) => {
-    let handler = limits.get(limit.name);
-    if (!handler) limits.set(limit.name, (handler = rateLimit(options.limiters, { name: limit.name, points: limit.points, duration: limit.seconds, by: limit.by })));
-    return handler;
+  const staticHeaders = learnHeaders(options.staticHeaders);
+  const limiters = new Map<string, ReservedLimiter>();
+  const limiterFor = (limit: RouteLimit) => {
+    if (limit.by !== 'ip') throw new Error(`${limit.name}: hot routes are public, so their limits are per IP`);
+    let limiter = limiters.get(limit.name);
+    const reserve = Math.max(1, Math.floor(limit.points * RESERVE_SHARE));
+    if (!limiter) limiters.set(limit.name, (limiter = options.routeLimiter({ name: limit.name, points: limit.points, duration: limit.seconds, reserve })));
+    return limiter;
   };
   const routes: HotRoute<Deps>[] = options.endpoints.map((endpoint) => {
     if (endpoint.auth !== 'none' || endpoint.body?.large) throw new Error(`${endpoint.path}: only public routes with small bodies can be hot`);
@@ -78,53 +98,72 @@ export function hotRoutes<Deps>(options: HotRoutesOptions<Deps>): RequestHandler
       params,
       endpoint,
       label: `${options.base}${routePath(options.base, endpoint.path)}`,
-      limit: endpoint.limit && limitFor(endpoint.limit),
+      fixed: endpoint.limit ? [...staticHeaders, 'X-RateLimit-Limit', String(endpoint.limit.points)] : staticHeaders,
+      answeredWhole: options.answeredWhole(endpoint),
+      limiter: endpoint.limit && limiterFor(endpoint.limit),
     };
   });
+  const limitKeys = new IpLimitKeys();
   let successes = 0;
+
+  /** The request, from its limit to its answer; never rejects (a failure is answered, then reported). */
+  const serve = async (route: HotRoute<Deps>, req: Request, res: Response, held: HeldHeaders, started: number) => {
+    let failure: unknown;
+    try {
+      if (route.limiter) {
+        const spending = route.limiter.spend(limitKeys.of(req));
+        const spent = spending instanceof Promise ? await spending : spending;
+        held.remaining = String(spent.remaining);
+        if (!route.answeredWhole) res.setHeader('X-RateLimit-Remaining', held.remaining);
+        if (!spent.allowed) throw tooManyRequests(spent.msBeforeNext / 1000);
+      }
+      if (route.endpoint.body) req.body = await readJson(req);
+      await route.endpoint.handler(inputOf(route.endpoint, options.deps, req as Request<Record<string, string>>), req as Request<Record<string, string>>, res);
+    } catch (error) {
+      failure = error;
+      releaseHeaders(res);
+      req.log = options.logger.child({ req: { id: req.id, method: req.method, url: loggedUrl(req.url) } });
+      errorHandler(error, req, res, () => undefined);
+    }
+    const seconds = (performance.now() - started) / 1000;
+    options.observe(req.method, route.label, res.statusCode, seconds);
+    const failed = res.statusCode >= 400 || failure !== undefined;
+    if (!failed && ++successes % options.logOneIn !== 0 && !options.logger.isLevelEnabled('debug')) return;
+    const level = requestLogLevel(req, res, failed && res.statusCode >= 500 ? new Error(`failed with status code ${res.statusCode}`) : undefined);
+    const line = { req: { id: req.id, method: req.method, url: loggedUrl(req.url) }, res: { statusCode: res.statusCode }, responseTime: Math.round(seconds * 1000), ...(failed || options.logger.isLevelEnabled('debug') ? {} : { sampled: options.logOneIn }) };
+    options.logger[level](line, res.statusCode >= 500 ? 'request errored' : 'request completed');
+  };
 
   return (req, res, next) => {
     const url = req.url;
     const query = url.indexOf('?');
     const path = query < 0 ? url : url.slice(0, query);
-    const route = routes.find((r) => r.method === req.method && r.pattern.test(path));
-    if (!route) return next();
-    const params = paramsOf(route, path);
+    let route: HotRoute<Deps> | undefined;
+    let match: RegExpExecArray | null = null;
+    for (const each of routes) {
+      if (each.method !== req.method || !(match = each.pattern.exec(path))) continue;
+      route = each;
+      break;
+    }
+    if (!route || !match) return next();
+    const params = paramsOf(route, match);
     if (!params || (route.endpoint.body && !plainJsonBody(req))) return next();
 
-    const started = process.hrtime.bigint();
-    req.id = requestIdOf(req, res);
-    for (const [name, value] of headers) res.setHeader(name, value);
+    const started = performance.now();
+    const held: HeldHeaders = { fixed: route.fixed, requestId: requestIdFrom(req) };
+    req.id = held.requestId;
     req.params = params;
-    let failure: unknown;
-    void (async () => {
-      try {
-        if (route.limit) await run(route.limit, req, res);
-        if (route.endpoint.body) req.body = await readJson(req);
-        await route.endpoint.handler(inputOf(route.endpoint, options.deps, req as Request<Record<string, string>>), req as Request<Record<string, string>>, res);
-      } catch (error) {
-        failure = error;
-        req.log = options.logger.child({ req: { id: req.id, method: req.method, url: loggedUrl(url) } });
-        errorHandler(error, req, res, () => undefined);
-      }
-    })().finally(() => {
-      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-      options.observe(req.method, route.label, res.statusCode, seconds);
-      const failed = res.statusCode >= 400 || failure !== undefined;
-      if (!failed && ++successes % options.logOneIn !== 0 && !options.logger.isLevelEnabled('debug')) return;
-      const level = requestLogLevel(req, res, failed && res.statusCode >= 500 ? new Error(`failed with status code ${res.statusCode}`) : undefined);
-      const line = { req: { id: req.id, method: req.method, url: loggedUrl(url) }, res: { statusCode: res.statusCode }, responseTime: Math.round(seconds * 1000), ...(failed || options.logger.isLevelEnabled('debug') ? {} : { sampled: options.logOneIn }) };
-      options.logger[level](line, res.statusCode >= 500 ? 'request errored' : 'request completed');
-    });
+    holdHeaders(res, held);
+    if (!route.answeredWhole) releaseHeaders(res);
+    void serve(route, req, res, held, started);
   };
 }
 
 /** The path's parameters, decoded as express decodes them; undefined when one does not decode (express answers that 400). */
-function paramsOf<Deps>(route: HotRoute<Deps>, path: string): Record<string, string> | undefined {
-  const match = route.pattern.exec(path)!;
+function paramsOf<Deps>(route: HotRoute<Deps>, match: RegExpExecArray): Record<string, string> | undefined {
   const params: Record<string, string> = {};
   try {
-    route.params.forEach((name, i) => (params[name] = decodeURIComponent(match[i + 1]!)));
+    for (let i = 0; i < route.params.length; i++) params[route.params[i]!] = decodeURIComponent(match[i + 1]!);
   } catch {
     return undefined;
   }
@@ -171,19 +210,18 @@ function readJson(req: Request): Promise<unknown> {
   });
 }
 
-/** One express middleware, awaited: resolves when it calls next(), rejects when it throws or passes an error. */
-function run(middleware: RequestHandler, req: Request, res: Response): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const next: NextFunction = (error?: unknown) => (error ? reject(error) : resolve());
-    Promise.resolve(middleware(req, res, next)).catch(reject);
-  });
-}
-
-/** The headers `middleware` sets on a stand-in response: they are the same on every answer, so they are learnt once. */
-function learnHeaders(middleware: readonly RequestHandler[]): Array<[string, string | number | readonly string[]]> {
-  const headers = new Map<string, [string, string | number | readonly string[]]>();
+/**
+ * The headers `middleware` sets on a stand-in response, flat (`[name, value, ...]`): they are the
+ * same on every answer, so they are learnt once. One value each (no header set twice, as Set-Cookie
+ * would be), so that setting them one by one and writing them in one array say the same.
+ */
+function learnHeaders(middleware: readonly RequestHandler[]): string[] {
+  const headers = new Map<string, [string, string]>();
   const res = {
-    setHeader: (name: string, value: string | number | readonly string[]) => headers.set(name.toLowerCase(), [name, value]),
+    setHeader: (name: string, value: string | number | readonly string[]) => {
+      if (typeof value === 'object') throw new Error(`a static header must have one value: ${name}`);
+      headers.set(name.toLowerCase(), [name, String(value)]);
+    },
     removeHeader: (name: string) => headers.delete(name.toLowerCase()),
     getHeader: (name: string) => headers.get(name.toLowerCase())?.[1],
   };
@@ -193,5 +231,5 @@ function learnHeaders(middleware: readonly RequestHandler[]): Array<[string, str
     void each(req as unknown as Request, res as unknown as Response, () => (nexted = true));
     if (!nexted) throw new Error('a static-header middleware must call next() synchronously');
   }
-  return [...headers.values()];
+  return [...headers.values()].flat();
 }

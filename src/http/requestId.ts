@@ -9,8 +9,13 @@ const REQUEST_ID = /^[\w.-]{1,100}$/;
  * generic stack (pino-http) and on the hot routes alike.
  */
 export function requestIdOf(req: IncomingMessage, res: ServerResponse): string {
-  const incoming = req.headers['x-request-id'];
-  const id = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+  const id = requestIdFrom(req);
   res.setHeader('X-Request-Id', id);
   return id;
+}
+
+/** The id alone, for the hot routes, which write their headers all at once (src/http/hotAnswer.ts). */
+export function requestIdFrom(req: IncomingMessage): string {
+  const incoming = req.headers['x-request-id'];
+  return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
 }

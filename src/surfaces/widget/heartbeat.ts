@@ -1,6 +1,7 @@
 import type { Request } from 'express';
 import { z } from 'zod';
 import { visitorActorId, type HeartbeatReply } from '../../actors/visitor/protocol';
+import { answerJson } from '../../http/hotAnswer';
 import { visitorId, visitorTimezone } from '../../http/visitorFields';
 import { heartbeatAnswer } from '../../openapi/responses/widget';
 import { endpoint } from '../endpoint';
@@ -61,7 +62,7 @@ export const heartbeatEndpoints = [
         locale: localeOf(req.get('accept-language')),
         timezone: body.timezone,
       });
-      res.json({ poll_seconds: reply.pollSeconds, conversation_id: reply.conversationId, messages: reply.messages });
+      answerJson(res, { poll_seconds: reply.pollSeconds, conversation_id: reply.conversationId, messages: reply.messages });
     },
   }),
 ];

@@ -21,6 +21,10 @@ export const WIDGET_ENDPOINTS: readonly SurfaceEndpoint[] = [...configEndpoints,
 const HOT_PATHS = new Set(['post /widget/{key}/heartbeat', 'post /widget/{key}/stream', 'get /widget/{key}/conversation', 'get /widget/{key}/conversations/{conversation}']);
 export const HOT_WIDGET_ENDPOINTS: readonly SurfaceEndpoint[] = WIDGET_ENDPOINTS.filter((e) => HOT_PATHS.has(`${e.method} ${e.path}`));
 
+/** Of those, the beat answers with `answerJson` (src/http/hotAnswer.ts): its headers are written with it, all at once. */
+const WHOLE_ANSWERS = new Set(['post /widget/{key}/heartbeat']);
+export const answersWhole = (e: SurfaceEndpoint): boolean => WHOLE_ANSWERS.has(`${e.method} ${e.path}`);
+
 /**
  * Widget endpoints (docs/api.md "Widget"): public, no token, called from visitors' browsers on
  * customers' sites. The chatbot's public key in the path is the only credential.
