@@ -16,6 +16,7 @@ import { trustProxySetting } from './http/trustProxy';
 import { opsRoutes } from './ops/opsServer';
 import { openApiRoutes } from './openapi/routes';
 import { AGENT_BASE, agentSurface } from './surfaces/agent';
+import { leanInboxRoutes } from './surfaces/agent/leanInbox';
 import { ENDPOINTS } from './surfaces/endpoints';
 import { assetRoutes } from './surfaces/assets';
 import { inboxAppRoutes } from './surfaces/inboxApp';
@@ -59,8 +60,11 @@ export function createApp(ctx: AppContext, runtime: AppRuntime): Express {
       observe: ctx.metrics.observeRequest,
       logOneIn: HOT_LOG_ONE_IN,
     });
-  hotRoutesOf.set(app, hot);
-  app.use(hot);
+  // Then the agent inbox's lean path (src/surfaces/agent/leanInbox.ts), the same way.
+  const leanInbox = leanInboxRoutes({ deps, limiters: ctx.limiters, staticHeaders: [securityHeaders], logger: ctx.logger, observe: ctx.metrics.observeRequest });
+  const lean: RequestHandler = (req, res, next) => hot(req, res, () => leanInbox(req, res, next));
+  hotRoutesOf.set(app, lean);
+  app.use(lean);
   app.use(
     pinoHttp({
       logger: ctx.logger,
