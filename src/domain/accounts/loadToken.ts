@@ -11,15 +11,12 @@ function columnsOf(model: ModelStatic<Model>, alias: string): string {
     .join(', ');
 }
 
-let columns: string | undefined;
-/**
- * The select list of a token with its user and workspace, from `TOKEN_FROM`; `tokenFromRow` builds
- * the instances from it. Built on first use, once the models are initialised.
- */
-export const tokenColumns = () => (columns ??= `${columnsOf(AccessToken, 't')}, ${columnsOf(User, 'u')}, ${columnsOf(Company, 'co')}`);
-
-/** The token `t`, its user `u` and the user's workspace `co`. */
-export const TOKEN_FROM = `access_tokens t JOIN users u ON u.id = t.user_id JOIN companies co ON co.id = u.company_id`;
+let sql: string | undefined;
+/** Built on first use, once the models are initialised. */
+const tokenSql = () =>
+  (sql ??= `SELECT ${columnsOf(AccessToken, 't')}, ${columnsOf(User, 'u')}, ${columnsOf(Company, 'co')}
+     FROM access_tokens t JOIN users u ON u.id = t.user_id JOIN companies co ON co.id = u.company_id
+    WHERE t.id = $1`);
 
 /** The columns of one alias, keyed by attribute name. */
 function part(row: Record<string, unknown>, alias: string): Record<string, unknown> {
@@ -35,25 +32,20 @@ function attach(owner: Model, as: string, included: Model): void {
   (owner.dataValues as Record<string, unknown>)[as] = included;
 }
 
-/** The instances of a row selected with `tokenColumns()` (other columns of the row are ignored). */
-export function tokenFromRow(row: Record<string, unknown>): TokenWithOwner {
+/**
+ * A token by id with its user and the user's workspace, as `findByPk(id, { include: user -> company })`
+ * gives them (the same instances, `token.update` included), from one plain statement: every
+ * authenticated request reads it, and Sequelize's include machinery cost more CPU than the rest of
+ * an inbox response. Prepared once per connection: Postgres parsing and planning it cost more than
+ * running it. Undefined when there is no such token (or its user or workspace is gone).
+ */
+export async function tokenWithOwner(id: number): Promise<TokenWithOwner | undefined> {
+  const [row] = await plainRows<Record<string, unknown>>(AccessToken.sequelize!, tokenSql(), [id], { prepared: true });
+  if (!row) return undefined;
   const built = { isNewRecord: false, raw: true };
   const token = AccessToken.build(part(row, 't') as never, built);
   const user = User.build(part(row, 'u') as never, built);
   attach(user, 'company', Company.build(part(row, 'co') as never, built));
   attach(token, 'user', user);
   return token as TokenWithOwner;
-}
-
-/**
- * A token by id with its user and the user's workspace, as `findByPk(id, { include: user -> company })`
- * gives them (the same instances, `token.update` included), from one plain statement: every
- * authenticated request reads it, and Sequelize's include machinery cost more CPU than the rest of
- * an inbox response. Undefined when there is no such token (or its user or workspace is gone).
- */
-let sql: string | undefined;
-export async function tokenWithOwner(id: number): Promise<TokenWithOwner | undefined> {
-  sql ??= `SELECT ${tokenColumns()} FROM ${TOKEN_FROM} WHERE t.id = $1`;
-  const [row] = await plainRows<Record<string, unknown>>(AccessToken.sequelize!, sql, [id]);
-  return row && tokenFromRow(row);
 }
