@@ -10,9 +10,9 @@ import * as make from '../support/factories';
 import { serveLoggedApp } from '../support/loggedApp';
 
 /**
- * `GET /api/agent/inbox` on its lean path (src/surfaces/agent/leanInbox.ts): the token is checked in
- * the inbox's own statement once the node has seen it, so these tests first let a token in, then
- * change what it stands on and ask again: the very next request must see the change.
+ * `GET /api/agent/inbox` on its lean path (src/surfaces/agent/leanInbox.ts), off the surface's token
+ * gate: these tests first let a token in, then change what it stands on and ask again: the very next
+ * request must see the change, and the answers keep the generic stack's shapes, headers and log lines.
  */
 const INBOX = '/api/agent/inbox';
 const tokenId = (plain: string) => Number(plain.split('|')[0]);
@@ -23,7 +23,7 @@ function assertRefused(reply: { status: number; body: { code?: unknown; message?
   assert.equal(typeof reply.body.message, 'string');
 }
 
-describe('agent inbox, lean path: the token checked in the inbox statement', () => {
+describe('agent inbox, lean path: the token checked on every request', () => {
   it('refuses the very next request after a revocation, a logout or an expiry (401)', async () => {
     const { agent, token } = await agentTenant();
     assert.equal((await get(INBOX, token)).status, 200);
