@@ -140,6 +140,7 @@ export async function inbox(options: { cpuProf?: boolean; withoutInboxIndexes?: 
     pinSelf();
     const services = pinServices();
     const databaseUrl = await benchDatabase('inbox');
+    const databaseName = new URL(databaseUrl).pathname.slice(1);
     const env = { DATABASE_URL: databaseUrl, REDIS_URL, REDIS_PREFIX: benchRedisPrefix('inbox'), APP_KEY };
     const ctx = await openContext(loadConfig({ ...env, LOG_LEVEL: 'silent' }), createLogger('silent'), { redis: false });
     defer('close the bench context', () => closeContext(ctx));
@@ -222,7 +223,8 @@ export async function inbox(options: { cpuProf?: boolean; withoutInboxIndexes?: 
         healthz: onNode('healthz'),
         bare: { pid: bare.child.pid!, fire: () => timedGet(bareTarget, '/healthz') },
       },
-      { ms: COST_MS, rounds: COST_ROUNDS, concurrency: CONCURRENCY },
+      // The bench database's own backends: what Postgres spends per response, whoever else uses the server.
+      { ms: COST_MS, rounds: COST_ROUNDS, concurrency: CONCURRENCY, meters: { postgres: () => postgresCpuSeconds(databaseName) } },
     );
     const loadAfterCost = loadNow();
 
@@ -278,6 +280,7 @@ export async function inbox(options: { cpuProf?: boolean; withoutInboxIndexes?: 
       figures[`${scenario}_cpu_x_bare`] = round(cost[scenario].cpuUs / cost.bare.cpuUs, 1);
       figures[`${scenario}_cpu_x_healthz`] = round(cost[scenario].cpuUs / cost.healthz.cpuUs, 1);
       figures[`${scenario}_pinned_per_s`] = Math.round(cost[scenario].perS);
+      figures[`${scenario}_postgres_cpu_us`] = Math.round(cost[scenario].alsoUs.postgres!);
     }
     figures.cost_failed = Object.values(cost).reduce((sum: number, c) => sum + c.failed, 0);
     const open = stats(firstOpen.map((a) => a.ms));
@@ -313,6 +316,7 @@ export async function inbox(options: { cpuProf?: boolean; withoutInboxIndexes?: 
         [`healthz_c${CONCURRENCY}_p95_ms`]: healthzConc.p95,
         healthz_node_cpu_us: Math.round((1e6 * samples.healthz.nodeCpuS) / samples.healthz.sequentialCount),
         healthz_pinned_cpu_us: Math.round(cost.healthz.cpuUs),
+        healthz_postgres_cpu_us: Math.round(cost.healthz.alsoUs.postgres!),
         bare_get_pinned_cpu_us: Math.round(cost.bare.cpuUs),
         bare_get_pinned_per_s: Math.round(cost.bare.perS),
       },
@@ -347,7 +351,7 @@ export async function inbox(options: { cpuProf?: boolean; withoutInboxIndexes?: 
         'conversation: the default list plus an open thread, cycling over 40 recent open conversations; first_open is the first time each was opened (an unread one is marked read through its actor)',
         `page: the default list's page ${DEEP_PAGE} (before=<the cursor of page ${DEEP_PAGE - 1}>); search_text: q="item <n> " (one conversation's message), search_name: q="Visitor <n>" (up to 11 names), search_common: q=parcel (in every conversation's messages), n different each time`,
         `db_*: EXPLAIN (ANALYZE, BUFFERS) of the statements src/domain/inbox sends (list_*: the page and the counts, one statement; thread: the default list with a thread open), second run; plans in ${EXPLAIN_FILE.slice(ROOT.length + 1)}`,
-        `pinned: the node and the bare node:http server on core ${NODE_CORE}, this driver on core ${HARNESS_CORE}, for the whole run (latencies included); *_pinned_cpu_us = the node's utime+stime from /proc over a block / responses, median of ${COST_ROUNDS} rounds of ${COST_MS / 1000} s per target, ${CONCURRENCY} in flight, alternating; *_cpu_x_bare / *_cpu_x_healthz against a bare node:http GET and GET /healthz through the same node, same phase`,
+        `pinned: the node and the bare node:http server on core ${NODE_CORE}, this driver on core ${HARNESS_CORE}, for the whole run (latencies included); *_pinned_cpu_us = the node's utime+stime from /proc over a block / responses, median of ${COST_ROUNDS} rounds of ${COST_MS / 1000} s per target, ${CONCURRENCY} in flight, alternating; *_cpu_x_bare / *_cpu_x_healthz against a bare node:http GET and GET /healthz through the same node, same phase; *_postgres_cpu_us: the CPU of the bench database's backends (from /proc, by their process titles) per response, same blocks, whoever else uses the server`,
         'cores: CPU used during the sequential and the 4-in-flight phases (1.0 = one core busy), from /proc: the node, the Postgres server (every database, parallel workers included) and the whole machine (2 cores, shared with other work)',
         ...profiled,
         ...explained.map((q) => `${q.name}: ${q.executionMs.toFixed(2)} ms in Postgres, ${q.buffers} buffers; ${q.plan.split('\n')[0]!.trim().slice(0, 140)}`),

@@ -10,13 +10,14 @@ import type { InboxPresence } from './realtime/inboxPresence';
 import { openToEveryOrigin } from './http/cors';
 import { errorHandler, routeNotFound } from './http/errorHandler';
 import { hotRoutes } from './http/hotRoutes';
-import { reservedLimiter } from './limits/reservedLimiter';
+import { reservedLimiter, type ReservedLimiterOptions } from './limits/reservedLimiter';
 import { requestIdOf } from './http/requestId';
 import { loggedUrl, requestErrorObject, requestLogLevel } from './http/requestLog';
 import { trustProxySetting } from './http/trustProxy';
 import { opsRoutes } from './ops/opsServer';
 import { openApiRoutes } from './openapi/routes';
 import { AGENT_BASE, agentSurface } from './surfaces/agent';
+import { leanInboxRoutes } from './surfaces/agent/leanInbox';
 import { ENDPOINTS } from './surfaces/endpoints';
 import { assetRoutes } from './surfaces/assets';
 import { inboxAppRoutes } from './surfaces/inboxApp';
@@ -50,19 +51,23 @@ export function createApp(ctx: AppContext, runtime: AppRuntime): Express {
   const deps = { ctx, actors: runtime.actors, watchers: runtime.watchers, inboxPresence: runtime.inboxPresence };
 
   // First: the widget's hot routes skip the generic stack below, keeping what it does for them (src/http/hotRoutes.ts).
+  const routeLimiter = (options: ReservedLimiterOptions) => reservedLimiter(ctx.redis, ctx.config.redisPrefix, options);
   const hot = hotRoutes({
       base: WIDGET_BASE,
       endpoints: HOT_WIDGET_ENDPOINTS,
       answeredWhole: answersWhole,
       deps,
-      routeLimiter: (options) => reservedLimiter(ctx.redis, ctx.config.redisPrefix, options),
+      routeLimiter,
       staticHeaders: [securityHeaders, anyOrigin],
       logger: ctx.logger,
       observe: ctx.metrics.observeRequest,
       logOneIn: HOT_LOG_ONE_IN,
     });
-  hotRoutesOf.set(app, hot);
-  app.use(hot);
+  // Then the agent inbox's lean path (src/surfaces/agent/leanInbox.ts), the same way.
+  const leanInbox = leanInboxRoutes({ deps, routeLimiter, staticHeaders: [securityHeaders], logger: ctx.logger, observe: ctx.metrics.observeRequest });
+  const lean: RequestHandler = (req, res, next) => hot(req, res, () => leanInbox(req, res, next));
+  hotRoutesOf.set(app, lean);
+  app.use(lean);
   app.use(
     pinoHttp({
       logger: ctx.logger,

@@ -12,6 +12,8 @@ export interface Costed {
 export interface Cost {
   /** Median over the rounds of the server's CPU (utime + stime) per response. */
   cpuUs: number;
+  /** The same for each of `meters` (CPU seconds so far of something else that works for the response: the database's backends). */
+  alsoUs: Record<string, number>;
   /** Median responses per second (the server's core is shared with the machine's other users). */
   perS: number;
   responses: number;
@@ -24,12 +26,14 @@ export interface Cost {
  * alike; its CPU from /proc over the block divided by the responses. Blocks are long enough for
  * /proc's 10 ms ticks to be under 1% of what they measure, even for a bare node:http answer.
  */
-export async function costs<K extends string>(targets: Record<K, Costed>, options: { ms: number; rounds: number; concurrency: number }): Promise<Record<K, Cost>> {
+export async function costs<K extends string>(
+  targets: Record<K, Costed>,
+  options: { ms: number; rounds: number; concurrency: number; meters?: Record<string, () => number> },
+): Promise<Record<K, Cost>> {
   const names = Object.keys(targets) as K[];
-  const blocks = Object.fromEntries(names.map((name) => [name, [] as Array<{ cpuUs: number; perS: number; responses: number; failed: number }>])) as Record<
-    K,
-    Array<{ cpuUs: number; perS: number; responses: number; failed: number }>
-  >;
+  const meters = Object.entries(options.meters ?? {});
+  type Block = { cpuUs: number; alsoUs: Record<string, number>; perS: number; responses: number; failed: number };
+  const blocks = Object.fromEntries(names.map((name) => [name, [] as Block[]])) as Record<K, Block[]>;
   for (let round = 0; round < options.rounds; round++) {
     for (const name of names) {
       const { pid, fire } = targets[name];
@@ -37,6 +41,7 @@ export async function costs<K extends string>(targets: Record<K, Costed>, option
       let responses = 0;
       let failed = 0;
       const cpuBefore = cpuSeconds(pid);
+      const metersBefore = meters.map(([, read]) => read());
       const start = performance.now();
       const until = start + options.ms;
       await Promise.all(
@@ -49,7 +54,8 @@ export async function costs<K extends string>(targets: Record<K, Costed>, option
         }),
       );
       const seconds = (performance.now() - start) / 1000;
-      blocks[name].push({ cpuUs: (1e6 * (cpuSeconds(pid) - cpuBefore)) / responses, perS: responses / seconds, responses, failed });
+      const alsoUs = Object.fromEntries(meters.map(([meter, read], i) => [meter, (1e6 * (read() - metersBefore[i]!)) / responses]));
+      blocks[name].push({ cpuUs: (1e6 * (cpuSeconds(pid) - cpuBefore)) / responses, alsoUs, perS: responses / seconds, responses, failed });
     }
   }
   return Object.fromEntries(
@@ -59,6 +65,7 @@ export async function costs<K extends string>(targets: Record<K, Costed>, option
         name,
         {
           cpuUs: median(measured.map((b) => b.cpuUs)),
+          alsoUs: Object.fromEntries(meters.map(([meter]) => [meter, median(measured.map((b) => b.alsoUs[meter]!))])),
           perS: median(measured.map((b) => b.perS)),
           responses: measured.reduce((sum, b) => sum + b.responses, 0),
           failed: measured.reduce((sum, b) => sum + b.failed, 0),

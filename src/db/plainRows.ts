@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import { DatabaseError, type Sequelize } from 'sequelize';
 import { isDatabaseUnavailable } from './unavailable';
@@ -8,12 +9,18 @@ import { isDatabaseUnavailable } from './unavailable';
  * of `sequelize.query`'s per-call work (rewriting the SQL for its bind syntax, building the logged
  * statement). Failures reach the error handler as Sequelize's `DatabaseError`, as from any other
  * query, so an outage is still told apart from a failed statement (src/db/unavailable.ts).
+ *
+ * `prepared`: the statement is prepared once per connection (named after its text) and then only
+ * executed, so Postgres parses and plans it once instead of on every call. For statements whose text
+ * comes in a few shapes and whose best plan does not depend on the values (Postgres may settle on one
+ * plan for all values after five executions).
  */
-export async function plainRows<T>(sequelize: Sequelize, text: string, values: readonly unknown[]): Promise<T[]> {
+export async function plainRows<T>(sequelize: Sequelize, text: string, values: readonly unknown[], options: { prepared?: boolean } = {}): Promise<T[]> {
   const manager = sequelize.connectionManager;
   const connection = (await manager.getConnection({ type: 'read' })) as pg.Client & { _invalid?: boolean };
   try {
-    return (await connection.query<T & pg.QueryResultRow>(text, values as unknown[])).rows;
+    const query: pg.QueryConfig = options.prepared ? { name: statementName(text), text, values: values as unknown[] } : { text, values: values as unknown[] };
+    return (await connection.query<T & pg.QueryResultRow>(query)).rows;
   } catch (error) {
     const failure = new DatabaseError(error as ConstructorParameters<typeof DatabaseError>[0]);
     // A connection the server ended (or whose socket broke) is not handed to the next caller: the pool opens another.
@@ -22,4 +29,19 @@ export async function plainRows<T>(sequelize: Sequelize, text: string, values: r
   } finally {
     manager.releaseConnection(connection);
   }
+}
+
+/** At most this many statement texts are remembered; their number is small (a few per route), this only bounds a mistake. */
+const NAMED_TEXTS = 500;
+const names = new Map<string, string>();
+
+/** A name per text (`pg` refuses one name for two texts): its hash, remembered. */
+function statementName(text: string): string {
+  let name = names.get(text);
+  if (name === undefined) {
+    name = `plain_${createHash('sha1').update(text).digest('hex').slice(0, 20)}`;
+    if (names.size >= NAMED_TEXTS) names.clear();
+    names.set(text, name);
+  }
+  return name;
 }

@@ -1,7 +1,7 @@
 import type { RequestHandler } from 'express';
 import { roleCan, type RoleAbility, type TokenAbility } from '../../config/roles';
 import type { AccessToken, Company, User } from '../models';
-import { resolveToken } from '../domain/accounts/tokens';
+import { resolveToken, type ResolvedToken } from '../domain/accounts/tokens';
 import { forbidden, unauthenticated } from '../errors';
 
 export interface AuthContext {
@@ -27,18 +27,30 @@ const TOUCH_INTERVAL_MS = 60_000;
  */
 export function authenticate(ability: TokenAbility): RequestHandler {
   return async (req, _res, next) => {
-    const header = req.get('authorization') ?? '';
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-    const token = match ? await resolveToken(match[1]!) : undefined;
+    const bearer = bearerOf(req.get('authorization'));
+    const token = bearer ? await resolveToken(bearer) : undefined;
     if (!token) throw unauthenticated();
-    if (token.ability !== ability) throw forbidden('This token cannot be used for this API.');
-    const { user } = token;
-    if (user.suspendedAt) throw forbidden('This account is suspended.');
-    if (user.company.suspendedAt) throw forbidden('This workspace is suspended.');
-    req.auth = { token, user, company: user.company };
-    touch(token);
+    req.auth = admit(token, ability);
     next();
   };
+}
+
+/** The bearer string of an `Authorization` header; undefined when there is none or it is not `Bearer <token>`. */
+export function bearerOf(header: string | undefined): string | undefined {
+  return /^Bearer\s+(\S+)\s*$/i.exec(header ?? '')?.[1];
+}
+
+/**
+ * A live token (`resolveToken`) admitted on a surface: 403 for a token of another surface or a
+ * suspended account or workspace. Records its use.
+ */
+export function admit(token: ResolvedToken, ability: TokenAbility): AuthContext {
+  if (token.ability !== ability) throw forbidden('This token cannot be used for this API.');
+  const { user } = token;
+  if (user.suspendedAt) throw forbidden('This account is suspended.');
+  if (user.company.suspendedAt) throw forbidden('This workspace is suspended.');
+  touch(token);
+  return { token, user, company: user.company };
 }
 
 /** 403 unless the signed-in user's role holds the ability (config/roles.ts). */

@@ -36,10 +36,11 @@ function attach(owner: Model, as: string, included: Model): void {
  * A token by id with its user and the user's workspace, as `findByPk(id, { include: user -> company })`
  * gives them (the same instances, `token.update` included), from one plain statement: every
  * authenticated request reads it, and Sequelize's include machinery cost more CPU than the rest of
- * an inbox response. Undefined when there is no such token (or its user or workspace is gone).
+ * an inbox response. Prepared once per connection: Postgres parsing and planning it cost more than
+ * running it. Undefined when there is no such token (or its user or workspace is gone).
  */
 export async function tokenWithOwner(id: number): Promise<TokenWithOwner | undefined> {
-  const [row] = await plainRows<Record<string, unknown>>(AccessToken.sequelize!, tokenSql(), [id]);
+  const [row] = await plainRows<Record<string, unknown>>(AccessToken.sequelize!, tokenSql(), [id], { prepared: true });
   if (!row) return undefined;
   const built = { isNewRecord: false, raw: true };
   const token = AccessToken.build(part(row, 't') as never, built);

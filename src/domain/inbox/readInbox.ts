@@ -35,6 +35,14 @@ export async function inboxStatement(companyId: number, userId: number, listing:
 
 export async function readInbox(companyId: number, userId: number, listing: InboxListing | null, publicId: string | null): Promise<InboxRead> {
   const { text, values } = await inboxStatement(companyId, userId, listing, publicId);
-  const [row] = await plainRows<TotalsRow & { page?: PositionedRow[] | null; thread?: StoredThread | null }>(Conversation.sequelize!, text, values);
+  const [row] = await plainRows<TotalsRow & { page?: PositionedRow[] | null; thread?: StoredThread | null }>(Conversation.sequelize!, text, values, {
+    prepared: isPreparable(listing),
+  });
   return { ...pageOf(row?.page ?? []), ...totalsOf(row), thread: row?.thread ? activeConversationOf(row.thread) : null };
 }
+
+/**
+ * Whether the statement is prepared once per connection (parsed and planned once, not on every
+ * request): every one but a search's, whose best form depends on its text (src/domain/inbox/inboxSearch.ts).
+ */
+const isPreparable = (listing: InboxListing | null) => listing?.q === undefined;

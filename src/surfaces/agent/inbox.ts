@@ -3,7 +3,7 @@ import { INBOX_FILTERS } from '../../domain/inbox/groups';
 import { CURSOR_PATTERN } from '../../domain/inbox/inboxCursor';
 import { SEARCH_MAX_LENGTH, SEARCH_MIN_LENGTH } from '../../domain/inbox/inboxSearch';
 import { LIST_LIMIT, type InboxListing } from '../../domain/inbox/listInbox';
-import { readInbox } from '../../domain/inbox/readInbox';
+import { readInbox, type InboxRead } from '../../domain/inbox/readInbox';
 import { isConversationId } from '../../domain/conversations/publicId';
 import { pollSecondsOf } from '../../domain/visitors/presence';
 import { authOf, type AuthContext } from '../../http/authenticate';
@@ -27,29 +27,33 @@ export const inboxQuery = z.object({
 const SAMPLE_CONVERSATION = '0b4e7a52-6f1c-4a8e-9d3b-2c5f8e1a7b90';
 const SAMPLE_CURSOR = 'AAYnaumiLAAAAAAAAAAwOQ';
 
+/** The first read of a response: the caller (authenticated with it, or before it) and the inbox. */
+export type FirstRead = (publicId: string | null) => Promise<{ auth: AuthContext; read: InboxRead }>;
+
 /**
  * The page, the counts and the open thread, read together. Opening a thread reads the visitor's
  * messages for every agent, so an unread one is marked read through its actor (the unread count is
  * part of the conversation's state) and the inbox is read again: the thread then shows what was
  * marked read, and the list and the counts agree with it. An id that names nothing here is no thread.
  */
-async function readOpening(deps: SurfaceDeps, auth: AuthContext, listing: InboxListing | null, publicId: string | null) {
+async function readOpening(deps: SurfaceDeps, first: FirstRead, listing: InboxListing | null, publicId: string | null) {
+  const [{ auth, read }, watchers] = await Promise.all([first(publicId), publicId ? deps.watchers.of(publicId) : []]);
+  if (!read.thread || read.thread.conversation.unreadCount === 0) return { auth, read, watchers };
   const { company, user } = auth;
-  const [read, watchers] = await Promise.all([readInbox(company.id, user.id, listing, publicId), publicId ? deps.watchers.of(publicId) : []]);
-  if (!read.thread || read.thread.conversation.unreadCount === 0) return { read, watchers };
   await deps.actors.ask('conversation', read.thread.conversation.publicId, { type: 'markRead', userId: user.id });
-  return { read: await readInbox(company.id, user.id, listing, publicId), watchers };
+  return { auth, read: await readInbox(company.id, user.id, listing, publicId), watchers };
 }
 
 /**
  * The live inbox: one page of the list (none for a deep link), counts over everything whatever the
  * page or search, and the open thread (which this marks read). With the chatbot's
- * `copilot_autostart` a reply is drafted for the agent in the background.
+ * `copilot_autostart` a reply is drafted for the agent in the background. `first` makes the first
+ * read (src/surfaces/agent/leanInbox.ts checks the token in it).
  */
-async function inbox(deps: SurfaceDeps, auth: AuthContext, listing: InboxListing | null, conversationId: string | undefined) {
+export async function answerInbox(deps: SurfaceDeps, first: FirstRead, listing: InboxListing | null, conversationId: string | undefined) {
   const clock = { now: new Date(), pollSeconds: pollSecondsOf(deps.ctx.config) };
   const publicId = conversationId !== undefined && isConversationId(conversationId) ? conversationId : null;
-  const { read, watchers } = await readOpening(deps, auth, listing, publicId);
+  const { auth, read, watchers } = await readOpening(deps, first, listing, publicId);
   const { thread, counts, groups } = read;
   if (thread) draftOnOpen(deps, auth, thread.conversation.publicId, thread.chatbot);
   const conversations = read.rows.map((row) => presentInboxItem(row, auth.user.id, clock));
@@ -64,27 +68,35 @@ async function inbox(deps: SurfaceDeps, auth: AuthContext, listing: InboxListing
   };
 }
 
+/** The inbox of a caller the surface has authenticated. */
+function inbox(deps: SurfaceDeps, auth: AuthContext, listing: InboxListing | null, conversationId: string | undefined) {
+  return answerInbox(deps, async (publicId) => ({ auth, read: await readInbox(auth.company.id, auth.user.id, listing, publicId) }), listing, conversationId);
+}
+
 const agent = { surface: 'agent', auth: 'agent' } as const;
 
+/** `GET /api/agent/inbox`, also answered on a lean path (src/surfaces/agent/leanInbox.ts). */
+export const inboxEndpoint = endpoint({
+  ...agent,
+  method: 'get',
+  path: '/api/agent/inbox',
+  summary: 'One filtered inbox page, counts over everything, and the open thread',
+  description:
+    'At most 60 rows (`list_limit`), newest activity first; `next_cursor`, passed back as `before`, gives the next page (null at the end). ' +
+    '`q` narrows the list, never `counts` or `groups`. `conversation=<uuid>` fills `active` and marks that thread read; an id that names nothing gives `active: null`.',
+  query: {
+    schema: inboxQuery,
+    examples: [{ filter: 'waiting' }, { filter: 'all', conversation: SAMPLE_CONVERSATION }, { filter: 'all', q: 'order 1042' }, { filter: 'all', before: SAMPLE_CURSOR }],
+  },
+  responses: { 200: { description: 'The inbox.', json: inboxPage } },
+  handler: async (deps, req, res) => {
+    const { filter, q, before, conversation } = deps.query();
+    res.json(await inbox(deps, authOf(req), { filter, q, before }, conversation));
+  },
+});
+
 export const inboxEndpoints = [
-  endpoint({
-    ...agent,
-    method: 'get',
-    path: '/api/agent/inbox',
-    summary: 'One filtered inbox page, counts over everything, and the open thread',
-    description:
-      'At most 60 rows (`list_limit`), newest activity first; `next_cursor`, passed back as `before`, gives the next page (null at the end). ' +
-      '`q` narrows the list, never `counts` or `groups`. `conversation=<uuid>` fills `active` and marks that thread read; an id that names nothing gives `active: null`.',
-    query: {
-      schema: inboxQuery,
-      examples: [{ filter: 'waiting' }, { filter: 'all', conversation: SAMPLE_CONVERSATION }, { filter: 'all', q: 'order 1042' }, { filter: 'all', before: SAMPLE_CURSOR }],
-    },
-    responses: { 200: { description: 'The inbox.', json: inboxPage } },
-    handler: async (deps, req, res) => {
-      const { filter, q, before, conversation } = deps.query();
-      res.json(await inbox(deps, authOf(req), { filter, q, before }, conversation));
-    },
-  }),
+  inboxEndpoint,
   // A deep link to one thread: the list is left empty (the app already has it), the counts are fresh.
   endpoint({
     ...agent,
