@@ -1,5 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { cpuSeconds } from './support/cpu';
+import { backendCpuBetween, databaseBackends } from './support/databaseBackends';
 import { Agent, request } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { loadConfig } from '../config/env';
@@ -209,6 +210,8 @@ export async function heartbeats(options: { cpuProf: boolean; scale: number }): 
     };
     // Arrival: every visitor's first beat (activation, the immediate insert of its row and entry page).
     let arrived = 1;
+    const database = new URL(databaseUrl).pathname.slice(1);
+    const backendsBefore = await databaseBackends(database);
     const arrivalFromUs = monotonicUs();
     const arrival = await metered(pid, async () => {
       const start = performance.now();
@@ -223,6 +226,9 @@ export async function heartbeats(options: { cpuProf: boolean; scale: number }): 
       return { perS: VISITORS / ((performance.now() - start) / 1000) };
     });
     const arrivalWindow: Window = { fromUs: arrivalFromUs, toUs: monotonicUs() };
+    // Postgres's share: the CPU of this database's backends (the node's pool) over the phase.
+    const arrivalPostgresS = backendCpuBetween(backendsBefore, await databaseBackends(database));
+    const arrivalSeconds = (arrivalWindow.toUs - arrivalWindow.fromUs) / 1e6;
     const loadAfterArrival = loadNow();
 
     // The bare server's POST gets a heartbeat's body (same bytes on the wire, parsed), from its own IP as a beat would.
@@ -260,7 +266,7 @@ export async function heartbeats(options: { cpuProf: boolean; scale: number }): 
       if (file) {
         notes.push(`cpu profile of the node: ${file.slice(ROOT.length + 1)}; top self time in the saturated heartbeat phases:`);
         for (const spot of hotSpots(file, 25, beatWindows)) notes.push(`  ${spot.selfPercent.toFixed(1).padStart(5)}%  ${spot.where}`);
-        notes.push('top self time in the arrival phase (first heartbeats):');
+        notes.push(`top self time in the arrival phase (first heartbeats; monotonic us ${arrivalWindow.fromUs}-${arrivalWindow.toUs}):`);
         for (const spot of hotSpots(file, 15, [arrivalWindow])) notes.push(`  ${spot.selfPercent.toFixed(1).padStart(5)}%  ${spot.where}`);
         notes.push('top self time in the whole run (arrivals included):');
         for (const spot of hotSpots(file, 10)) notes.push(`  ${spot.selfPercent.toFixed(1).padStart(5)}%  ${spot.where}`);
@@ -344,11 +350,17 @@ export async function heartbeats(options: { cpuProf: boolean; scale: number }): 
         figures: {
           arrivals_per_s: Math.round(arrival.perS),
           node_cpu_us_per_arrival: Math.round(arrivalCpuUs),
+          node_cpu_us_per_arrival_less_idle: Math.round((1e6 * (arrival.nodeCpuS - median(idleCores) * arrivalSeconds)) / VISITORS),
           arrivals_per_node_cpu_s: Math.round(1e6 / arrivalCpuUs),
+          postgres_cpu_us_per_arrival: Math.round((1e6 * arrivalPostgresS) / VISITORS),
         },
         baseline: { bare_post_cpu_us: Math.round(barePostCpuUs), bare_post_per_s: Math.round(median(rounds.map((r) => r.barePost.perS))) },
         settings,
-        notes: [`${VISITORS} visitors' first beats, closed loop, ${CONCURRENCY} in flight; Postgres and Redis share the machine (settings.services)`],
+        notes: [
+          `${VISITORS} visitors' first beats, closed loop, ${CONCURRENCY} in flight; Postgres and Redis share the machine (settings.services)`,
+          "postgres_cpu_us_per_arrival: utime+stime of the bench database's backends (pg_stat_activity, /proc) over the phase / arrivals; the server's shared processes (WAL writer, checkpointer) are not in it",
+          'node_cpu_us_per_arrival_less_idle: less what the node spends with no request (node_idle_cpu_ms_per_s of heartbeats) over the phase; the arrival phase is the node\'s first load, so its code is still being compiled then',
+        ],
         startedAt: startedAt.toISOString(),
         seconds,
       },
