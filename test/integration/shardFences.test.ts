@@ -1,6 +1,8 @@
 import { strict as assert } from 'node:assert';
+import { QueryTypes } from 'sequelize';
 import { Conversation } from '../../src/models';
-import { ShardFences, StaleEpochError } from '../../src/actors/cluster/fences';
+import { eventually } from '../support/eventually';
+import { fencedStatement, ShardFences, StaleEpochError } from '../../src/actors/cluster/fences';
 import { server } from '../support/hooks';
 import * as make from '../support/factories';
 
@@ -55,5 +57,36 @@ describe('shard fencing (real Postgres)', () => {
     assert.equal(await fences().write(shard, epoch, async () => 'landed'), 'landed');
     await bump('b:1');
     await assert.rejects(fences().write(shard, epoch, async () => 'landed'), StaleEpochError);
+  });
+
+  it('lands a one-statement fenced write under the current epoch, and under a stale one writes nothing and throws', async () => {
+    const { bot } = await make.v1Tenant();
+    const conversation = await make.conversation(bot);
+    const sequelize = server().ctx.db.sequelize;
+    const close = (current: string) => ({
+      ctes: `closed AS (UPDATE conversations SET status = 'closed' WHERE id = $3 AND EXISTS (SELECT 1 FROM ${current}) RETURNING id)`,
+      columns: '(SELECT count(*) FROM closed)::int AS closed',
+      bind: [conversation.id],
+    });
+    const stale = await bump('a:1');
+    const current = await bump('b:1'); // b took over while a was paused
+    await assert.rejects(fencedStatement(sequelize, shard, stale, close), (error: unknown) => error instanceof StaleEpochError && error.current === current);
+    await conversation.reload();
+    assert.equal(conversation.status, 'bot', 'nothing of the stale statement landed');
+    assert.deepEqual(await fencedStatement(sequelize, shard, current, close), { fence_epoch: current, closed: 1 });
+    await conversation.reload();
+    assert.equal(conversation.status, 'closed');
+  });
+
+  it('holds the fence row for a one-statement write until it commits: a takeover skips it meanwhile', async () => {
+    const epoch = await bump('a:1');
+    const sequelize = server().ctx.db.sequelize;
+    // The statement sleeps after reading the fence, as a slow write would; the bump meanwhile must skip the shard.
+    const slow = fencedStatement(sequelize, shard, epoch, (current) => ({ ctes: `slept AS (SELECT pg_sleep(1.5) FROM ${current})`, columns: '(SELECT count(*) FROM slept)::int AS slept', bind: [] }));
+    const sleeping = () => sequelize.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event = 'PgSleep' AND query LIKE '%fence_current%'`, { type: QueryTypes.SELECT });
+    await eventually(sleeping, ([row]) => row!.n > 0); // the statement holds the fence row now
+    assert.equal((await fences().bump([shard], 'b:1')).get(shard), undefined, 'skipped while held');
+    assert.deepEqual(await slow, { fence_epoch: epoch, slept: 1 });
+    assert.equal(await bump('b:1'), epoch + 1);
   });
 });

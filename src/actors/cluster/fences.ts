@@ -80,3 +80,34 @@ export class ShardFences {
     if (current !== epoch) throw new StaleEpochError(shard, epoch, current);
   }
 }
+
+/** A fenced statement's own part: its CTEs (`name AS (...)`, comma separated), the columns of its one result row, their bind values from `$3`. */
+export interface FencedStatement {
+  ctes: string;
+  columns: string;
+  bind: unknown[];
+}
+
+/**
+ * A fenced write as one statement, committed on its own (no transaction round trips). `build` gets
+ * the name of a CTE that holds one row while `epoch` is the shard's current one and none otherwise:
+ * every write of the statement must read it (`INSERT ... SELECT ... FROM <current>`, `UPDATE ...
+ * WHERE EXISTS (SELECT 1 FROM <current>)`), so under a stale epoch nothing is written. The fence row
+ * is locked FOR SHARE before any write (the writes read the CTE that locks it) until the statement
+ * commits, as a fenced transaction holds it, so a bump cannot slip in between; and a single statement
+ * never sits idle in a transaction, so it needs no idle limit. Returns the statement's one row, or
+ * throws StaleEpochError when the shard has moved on (nothing written).
+ */
+export async function fencedStatement<R extends object>(sequelize: Sequelize, shard: number, epoch: number, build: (current: string) => FencedStatement): Promise<R> {
+  const { ctes, columns, bind } = build('fence_current');
+  const [row] = await sequelize.query<R & { fence_epoch: number | string | null }>(
+    `WITH fence_row AS (SELECT epoch FROM shard_fences WHERE shard = $1 FOR SHARE),
+     fence_current AS (SELECT 1 AS current WHERE coalesce((SELECT epoch FROM fence_row), 0) = $2),
+     ${ctes}
+     SELECT coalesce((SELECT epoch FROM fence_row), 0) AS fence_epoch, ${columns}`,
+    { bind: [shard, epoch, ...bind], type: QueryTypes.SELECT },
+  );
+  const current = Number(row?.fence_epoch ?? 0);
+  if (!row || current !== epoch) throw new StaleEpochError(shard, epoch, current);
+  return row;
+}

@@ -2,7 +2,9 @@ import type { Branding } from '../../domain/chatbots/branding';
 import { verifiedDetails, visitorMayWrite, type VisitorClaim } from '../../domain/conversations/identity';
 import { visitorLanguage } from '../../domain/conversations/language';
 import { saveLeadFromMessage } from '../../domain/leads/saveLead';
-import { recentVisitorLines, visitorBlocked, type RecentLine } from '../../domain/conversations/abuse';
+import { visitorBlocked, type RecentLine } from '../../domain/conversations/abuse';
+import { contactIn } from '../../domain/leads/capturedContact';
+import { readForTurn } from './turnRead';
 import * as moves from '../../domain/conversations/transitions';
 import { assertAllowance } from '../../domain/usage/allowance';
 import { notFound } from '../../errors';
@@ -36,9 +38,10 @@ export async function visitorMessage(actor: ConversationActor, input: VisitorMes
   const bot = await actor.chatbot(input.chatbotId);
   await refuseBlocked(existing, { companyId: bot.companyId, chatbotId: bot.id, visitorKey: input.visitorKey });
 
-  const retried = existing && input.clientId ? await Message.findOne({ where: { conversationId: existing.id, clientId: input.clientId, role: 'visitor' } }) : null;
-  // The newest visitor lines serve the flood rule and, below, the language sample: one read for both.
-  const recent = existing && !retried ? await recentVisitorLines(existing.id) : undefined;
+  // One read: the retry by client id, the newest visitor lines (the flood rule and, below, the language sample), the new line's id.
+  const read = existing ? await readForTurn(existing.id, input.clientId, storedAlone(existing, input)) : undefined;
+  const retried = read?.retriedId ? await Message.findByPk(read.retriedId) : null;
+  const recent = read && !retried ? read.recent : undefined;
   if (existing && recent) await refuseFlood(actor, existing, recent);
   // Only AI calls count against the monthly allowance: a visitor may still write to a person who holds
   // (or is asked for) the conversation. A new or closed conversation is the AI's, so it is checked.
@@ -46,7 +49,7 @@ export async function visitorMessage(actor: ConversationActor, input: VisitorMes
   if (!retried && aiWillAnswer) await assertAllowance(bot.company);
   // Read once for the whole turn: the flags are read fresh per turn, so an operator's change applies from the next message.
   const { settings, routing } = await actor.settingsWithRouting();
-  const stored = retried ?? (await store(actor, input, settings, recent));
+  const stored = retried ?? (read?.nextId ? await storeAlone(actor, input, read.nextId, read.recent) : await store(actor, input, settings, recent));
   const conversation = actor.conversation();
   if (!retried) {
     if (!existing) actor.push('chat_started', 0, stored.content);
@@ -156,6 +159,26 @@ async function store(actor: ConversationActor, input: VisitorMessageInput, { aut
     if (lead && record.row && !reopening) actor.updated(unit);
     return line;
   });
+}
+
+/**
+ * Whether the message is stored by one statement (`storeAlone`): a follow-up that adds its line and
+ * changes the conversation's columns only. Reopening a closed conversation (an event row and
+ * `conversation.updated`), moving it to another device (which may meet the visitor's other open
+ * conversation) and a message with contact details (a lead may be saved) take the general write.
+ */
+function storedAlone(conversation: Conversation, input: VisitorMessageInput): boolean {
+  if (moves.reopenByVisitor(conversation) || conversation.visitorKey !== input.visitorKey) return false;
+  const contact = contactIn(input.text);
+  return !contact.email && !contact.phone;
+}
+
+/** `store` for a message `storedAlone` allows: the same columns, line, realtime and outbox events, in one fenced statement. */
+async function storeAlone(actor: ConversationActor, input: VisitorMessageInput, id: number, recent: readonly RecentLine[]): Promise<Message> {
+  const conversation = actor.conversation();
+  const language = await visitorLanguage(conversation, input.text, undefined, recent);
+  const line = { id, companyId: conversation.companyId, conversationId: conversation.id, role: 'visitor' as const, content: input.text, clientId: input.clientId ?? null, createdAt: new Date() };
+  return actor.record.addLineAlone(line, 'add', { ...visitorColumns(conversation, input), ...(language && { detectedLanguage: language }) });
 }
 
 /**

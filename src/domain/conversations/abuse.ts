@@ -1,7 +1,5 @@
-import { QueryTypes } from 'sequelize';
 import { AppError } from '../../errors';
-import { Conversation, Message } from '../../models';
-import { EARLIER_MESSAGES, LANGUAGE_SAMPLE_CHARS } from './language';
+import { Conversation } from '../../models';
 import type { VisitorOnChatbot } from './visitorConversations';
 
 /** More visitor messages than this within FLOOD_WINDOW_MS in one conversation is flooding. */
@@ -26,22 +24,8 @@ export interface RecentLine {
 }
 
 /**
- * The conversation's newest visitor lines, newest first: enough for the flood rule (FLOOD_LIMIT) and
- * for the language sample (EARLIER_MESSAGES), in one read by `messages_conversation` whose cost
- * does not grow with the transcript. One query serves both checks of a visitor's turn.
- */
-export async function recentVisitorLines(conversationId: number): Promise<RecentLine[]> {
-  const rows = await Message.sequelize!.query<{ created_at: Date; tail: string }>(
-    `SELECT created_at, right(content, ${LANGUAGE_SAMPLE_CHARS}) AS tail FROM messages
-      WHERE conversation_id = $1 AND role = 'visitor' ORDER BY id DESC LIMIT ${Math.max(FLOOD_LIMIT, EARLIER_MESSAGES)}`,
-    { bind: [conversationId], type: QueryTypes.SELECT },
-  );
-  return rows.map((row) => ({ createdAt: new Date(row.created_at), tail: row.tail }));
-}
-
-/**
  * How long until one more visitor message fits in the flood window (ms), or null when it fits now:
- * the line at the limit among the newest ones (`recentVisitorLines`) decides.
+ * the line at the limit among the newest ones (read by the turn, `readForTurn`) decides.
  */
 export function floodWaitMs(newestFirst: readonly RecentLine[], now = Date.now()): number | null {
   const oldest = newestFirst[FLOOD_LIMIT - 1];

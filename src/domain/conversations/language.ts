@@ -47,7 +47,7 @@ function sampleOf(text: string): string {
 export async function visitorLanguage(
   conversation: { id: number; messageCount?: number },
   latest: string,
-  transaction: Transaction,
+  transaction: Transaction | undefined,
   earlierNewestFirst?: readonly { tail: string }[],
 ): Promise<string | null> {
   const wanted = latest.length < LANGUAGE_SAMPLE_CHARS && conversation.messageCount;
@@ -55,7 +55,7 @@ export async function visitorLanguage(
   return detectLanguage([...earlier, latest].join('\n'));
 }
 
-async function earlierVisitorText(conversationId: number, transaction: Transaction): Promise<string[]> {
+async function earlierVisitorText(conversationId: number, transaction: Transaction | undefined): Promise<string[]> {
   const rows = await Message.sequelize!.query<{ content: string }>(
     `SELECT right(content, ${LANGUAGE_SAMPLE_CHARS}) AS content FROM messages
       WHERE conversation_id = $1 AND role = 'visitor' ORDER BY id DESC LIMIT ${EARLIER_MESSAGES}`,

@@ -30,12 +30,7 @@ export async function recordEvents(
        SELECT :companyId, :conversationId, item.seq, item.type, item.data
        FROM json_to_recordset(CAST(:items AS json)) AS item(seq bigint, type text, data json)
        RETURNING id, type, seq
-     ), queued AS (
-       INSERT INTO webhook_deliveries (webhook_id, event_id, conversation_id, seq, next_attempt_at)
-       SELECT w.id, stored.id, :conversationId, stored.seq, now()
-       FROM stored JOIN webhooks w ON w.company_id = :companyId AND w.active AND stored.type = ANY (w.events)
-       RETURNING webhook_id
-     )
+     ), queued AS (${queueDeliveries('stored', ':companyId', ':conversationId')})
      SELECT DISTINCT webhook_id AS "webhookId" FROM queued`,
     {
       type: QueryTypes.SELECT,
@@ -44,6 +39,18 @@ export async function recordEvents(
     },
   );
   return rows.map((row) => ({ webhookId: Number(row.webhookId), conversationId: Number(conversation.id) }));
+}
+
+/**
+ * The deliveries of the events a statement just stored (its CTE `stored`, returning id, type and seq):
+ * one per active webhook of the workspace subscribed to the event's type, returning `webhook_id`.
+ * Shared by every statement that writes the outbox, so they all queue alike.
+ */
+export function queueDeliveries(stored: string, companyId: string, conversationId: string): string {
+  return `INSERT INTO webhook_deliveries (webhook_id, event_id, conversation_id, seq, next_attempt_at)
+       SELECT w.id, ${stored}.id, ${conversationId}, ${stored}.seq, now()
+       FROM ${stored} JOIN webhooks w ON w.company_id = ${companyId} AND w.active AND ${stored}.type = ANY (w.events)
+       RETURNING webhook_id`;
 }
 
 /**

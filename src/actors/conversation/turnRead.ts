@@ -1,0 +1,37 @@
+import { QueryTypes } from 'sequelize';
+import { FLOOD_LIMIT, type RecentLine } from '../../domain/conversations/abuse';
+import { EARLIER_MESSAGES, LANGUAGE_SAMPLE_CHARS } from '../../domain/conversations/language';
+import { Message } from '../../models';
+
+/** What a visitor's message to an existing conversation reads before it is stored, in one round trip. */
+export interface TurnRead {
+  /** The newest visitor lines, newest first: the flood rule and the language sample. */
+  recent: RecentLine[];
+  /** The visitor line stored earlier with this client id (a retry), if any. */
+  retriedId: number | null;
+  /** The new line's id, taken from the messages' sequence (`takeId`), so one statement can store it with its event. */
+  nextId: number | null;
+}
+
+/**
+ * The reads of a visitor's turn in one query: the newest visitor lines (enough for the flood
+ * rule and the language sample, by `messages_conversation`, a cost that does not grow with the transcript), the retry by client id (by the `client_id` unique index), and, when
+ * the line will be stored by one statement, its id. An id taken and not used (a retry, a refused
+ * message) leaves a gap in the sequence, as a rolled-back insert does; a line's id is still taken
+ * inside its conversation's turn, so lines keep their order.
+ */
+export async function readForTurn(conversationId: number, clientId: string | undefined, takeId: boolean): Promise<TurnRead> {
+  const [row] = await Message.sequelize!.query<{ recent: Array<{ at: number; tail: string }>; retried_id: string | null; next_id: string | null }>(
+    `SELECT coalesce((SELECT json_agg(json_build_object('at', extract(epoch FROM r.created_at) * 1000, 'tail', r.tail) ORDER BY r.id DESC)
+              FROM (SELECT id, created_at, right(content, ${LANGUAGE_SAMPLE_CHARS}) AS tail FROM messages
+                     WHERE conversation_id = $1 AND role = 'visitor' ORDER BY id DESC LIMIT ${Math.max(FLOOD_LIMIT, EARLIER_MESSAGES)}) r), '[]') AS recent,
+            CASE WHEN $2::text IS NULL THEN NULL ELSE (SELECT id FROM messages WHERE conversation_id = $1 AND client_id = $2::text AND role = 'visitor' LIMIT 1) END AS retried_id,
+            CASE WHEN $3::boolean THEN nextval(pg_get_serial_sequence('messages', 'id')) END AS next_id`,
+    { bind: [conversationId, clientId ?? null, takeId], type: QueryTypes.SELECT },
+  );
+  return {
+    recent: row!.recent.map((line) => ({ createdAt: new Date(Number(line.at)), tail: line.tail })),
+    retriedId: row!.retried_id === null ? null : Number(row!.retried_id),
+    nextId: row!.next_id === null ? null : Number(row!.next_id),
+  };
+}
