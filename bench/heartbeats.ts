@@ -211,7 +211,7 @@ export async function heartbeats(options: { cpuProf: boolean; scale: number }): 
     // Arrival: every visitor's first beat (activation, the immediate insert of its row and entry page).
     let arrived = 1;
     const database = new URL(databaseUrl).pathname.slice(1);
-    const backendsBefore = await databaseBackends(database);
+    const backendsBefore = databaseBackends(database);
     const arrivalFromUs = monotonicUs();
     const arrival = await metered(pid, async () => {
       const start = performance.now();
@@ -227,7 +227,7 @@ export async function heartbeats(options: { cpuProf: boolean; scale: number }): 
     });
     const arrivalWindow: Window = { fromUs: arrivalFromUs, toUs: monotonicUs() };
     // Postgres's share: the CPU of this database's backends (the node's pool) over the phase.
-    const arrivalPostgresS = backendCpuBetween(backendsBefore, await databaseBackends(database));
+    const arrivalPostgresS = backendCpuBetween(backendsBefore, databaseBackends(database));
     const arrivalSeconds = (arrivalWindow.toUs - arrivalWindow.fromUs) / 1e6;
     const loadAfterArrival = loadNow();
 
@@ -358,7 +358,7 @@ export async function heartbeats(options: { cpuProf: boolean; scale: number }): 
         settings,
         notes: [
           `${VISITORS} visitors' first beats, closed loop, ${CONCURRENCY} in flight; Postgres and Redis share the machine (settings.services)`,
-          "postgres_cpu_us_per_arrival: utime+stime of the bench database's backends (pg_stat_activity, /proc) over the phase / arrivals; the server's shared processes (WAL writer, checkpointer) are not in it",
+          "postgres_cpu_us_per_arrival: utime+stime of the bench database's backends (found by their process titles in /proc) over the phase / arrivals; the server's shared processes (WAL writer, checkpointer) are not in it",
           'node_cpu_us_per_arrival_less_idle: less what the node spends with no request (node_idle_cpu_ms_per_s of heartbeats) over the phase; the arrival phase is the node\'s first load, so its code is still being compiled then',
         ],
         startedAt: startedAt.toISOString(),

@@ -10,6 +10,7 @@ import { cpuSeconds, CpuMeter } from './support/cpu';
 import { costs } from './support/inboxCost';
 import { explainInbox } from './support/inboxExplain';
 import { httpTarget, timedGet, type Answer, type HttpTarget } from './support/inboxHttp';
+import { backendMeter } from './support/databaseBackends';
 import { postgresCpuSeconds } from './support/inboxPostgres';
 import { seedInbox, type InboxWorkspace } from './support/inboxSeed';
 import { HARNESS_CORE, loadNow, NODE_CORE, pin, pinningSettings, pinSelf, pinServices } from './support/pinning';
@@ -224,7 +225,7 @@ export async function inbox(options: { cpuProf?: boolean; withoutInboxIndexes?: 
         bare: { pid: bare.child.pid!, fire: () => timedGet(bareTarget, '/healthz') },
       },
       // The bench database's own backends: what Postgres spends per response, whoever else uses the server.
-      { ms: COST_MS, rounds: COST_ROUNDS, concurrency: CONCURRENCY, meters: { postgres: () => postgresCpuSeconds(databaseName) } },
+      { ms: COST_MS, rounds: COST_ROUNDS, concurrency: CONCURRENCY, meters: { postgres: backendMeter(databaseName) } },
     );
     const loadAfterCost = loadNow();
 

@@ -5,12 +5,8 @@ import { readdirSync, readFileSync } from 'node:fs';
  * exited ones left in the postmaster's children totals (parallel workers live for one query, so
  * they are only found there). Covers every database of the server, so other work on the same
  * server counts too. NaN when Postgres is not a local process we can read.
- *
- * With `database`: only the live backends connected to it (a backend's process title names its
- * database), so other users of the server do not count; a backend that exits in between takes its
- * CPU with it (the node's pool keeps its connections while it is busy).
  */
-export function postgresCpuSeconds(database?: string): number {
+export function postgresCpuSeconds(): number {
   let ticks = 0;
   let found = false;
   for (const entry of readdirSync('/proc')) {
@@ -23,13 +19,12 @@ export function postgresCpuSeconds(database?: string): number {
     }
     const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
     if (name !== 'postgres') continue;
-    if (database !== undefined && !titleOf(Number(entry)).includes(` ${database} `)) continue;
     found = true;
     // After ") " the fields start at state (3): utime 14, stime 15, cutime 16, cstime 17, ppid 4.
     const fields = stat.slice(stat.lastIndexOf(') ') + 2).split(' ');
     ticks += Number(fields[11]) + Number(fields[12]);
     const parentIsPostgres = readName(Number(fields[1])) === 'postgres';
-    if (!parentIsPostgres && database === undefined) ticks += Number(fields[13]) + Number(fields[14]);
+    if (!parentIsPostgres) ticks += Number(fields[13]) + Number(fields[14]);
   }
   return found ? ticks / 100 : Number.NaN;
 }
@@ -40,14 +35,5 @@ function readName(pid: number): string | undefined {
     return stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
   } catch {
     return undefined;
-  }
-}
-
-/** `postgres: user database host(port) state`: a backend's process title. */
-function titleOf(pid: number): string {
-  try {
-    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ');
-  } catch {
-    return '';
   }
 }
