@@ -11,6 +11,7 @@ import type { BenchResult } from './support/report';
 import { freshIp, postProvider, postWidgetStream, type Outcome, type Target } from './support/sseClient';
 import { percentile, round } from './support/stats';
 import { streamBench } from './support/streamSetup';
+import { syscallCounts } from './support/syscalls';
 import { paceText, tokensIn, type Pace } from './support/tokenProvider';
 import { streamAgent, WebNode } from './support/webNode';
 import { Running } from '../test/support/processes';
@@ -34,6 +35,15 @@ const LEVELS = (process.env.BENCH_STREAMS ?? '250,500,2000')
   .split(',')
   .map(Number)
   .filter((n) => Number.isInteger(n) && n > 0);
+/**
+ * The capacity check (issue 23: "checked by running as many streams as the pinned node carries"):
+ * after the levels, one more level of as many streams as the measured CPU per token says one node
+ * core carries, unless a level within this share of it already ran. BENCH_CAPACITY_CHECK=0 skips it.
+ */
+const CAPACITY_NEAR = 0.1;
+/** The most the check opens: at RAMP_PER_S a larger level would still be ramping when its first streams end. */
+const CAPACITY_MAX = Math.floor(RAMP_PER_S * STREAM_S * 0.9);
+const CAPACITY_CHECK = process.env.BENCH_CAPACITY_CHECK !== '0';
 /** Samples taken while at least this share of a level's streams were streaming count as "at full concurrency". */
 const FULL = 0.95;
 /**
@@ -167,6 +177,8 @@ interface LevelResult {
   ttfdAdded: number[];
   /** Cores per process, averaged over the seconds at full concurrency (empty if it never got there). */
   cores: Record<string, number>;
+  /** Cores per process, averaged over every second of the level. */
+  coresWhole: Record<string, number>;
   /** The node's CPU over the whole level (ramp, streaming, answers stored), per token delivered. */
   nodeUsPerToken: number;
   /** The node's CPU per token over the seconds at full concurrency only (relaying, no starts or stores): NaN if never there. */
@@ -180,6 +192,9 @@ interface LevelResult {
   seconds: number;
   peakRssMb: number;
   storedAnswers?: number;
+  /** The node's read and write system calls over the whole level per token delivered (NaN when /proc/<pid>/io is not readable). */
+  readsPerToken: number;
+  writesPerToken: number;
 }
 
 type Open = (n: number, onEvent: (event: string, data: string, at: number) => void) => { outcome: Promise<Outcome>; abort(): void };
@@ -195,6 +210,7 @@ async function runLevel(streams: number, open: Open, ok: (outcome: Outcome) => b
   const meter = new CpuMeter(pids);
   const whole = new CpuMeter(nodePid ? { node: nodePid } : {});
   const fullSeconds: Array<Record<string, number>> = [];
+  const allSeconds: Array<Record<string, number>> = [];
   const steady = { cpuSeconds: 0, tokens: 0 };
   const relaying = { cpuSeconds: 0, tokens: 0, seconds: 0 };
   let receivedBefore = 0;
@@ -207,6 +223,7 @@ async function runLevel(streams: number, open: Open, ok: (outcome: Outcome) => b
     const cores = meter.read();
     meter.start();
     const now = performance.now();
+    allSeconds.push(cores);
     if (level.full) {
       fullSeconds.push(cores);
       steady.cpuSeconds += (cores.node ?? Number.NaN) * ((now - tickAt) / 1000);
@@ -228,6 +245,7 @@ async function runLevel(streams: number, open: Open, ok: (outcome: Outcome) => b
 
   const aborts: Array<() => void> = [];
   const ended: Promise<void>[] = [];
+  const callsBefore = nodePid ? syscallCounts(nodePid) : undefined;
   const start = performance.now();
   for (let n = 0; n < streams; n++) {
     const wait = start + (n * 1000) / RAMP_PER_S - performance.now();
@@ -256,9 +274,17 @@ async function runLevel(streams: number, open: Open, ok: (outcome: Outcome) => b
   clearInterval(tick);
   const seconds = (performance.now() - start) / 1000;
   const nodeCores = whole.read().node ?? Number.NaN;
+  const callsAfter = nodePid ? syscallCounts(nodePid) : undefined;
+  const perToken = (count: (c: { reads: number; writes: number }) => number) =>
+    callsBefore && callsAfter ? (count(callsAfter) - count(callsBefore)) / Math.max(1, level.tokens) : Number.NaN;
 
-  const cores: Record<string, number> = {};
-  for (const second of fullSeconds) for (const [name, value] of Object.entries(second)) cores[name] = (cores[name] ?? 0) + value / fullSeconds.length;
+  const average = (seconds: Array<Record<string, number>>) => {
+    const mean: Record<string, number> = {};
+    for (const second of seconds) for (const [name, value] of Object.entries(second)) mean[name] = (mean[name] ?? 0) + value / seconds.length;
+    return mean;
+  };
+  const cores = average(fullSeconds);
+  const coresWhole = average(allSeconds);
   return {
     streams,
     maxStreaming: level.maxStreaming,
@@ -270,12 +296,15 @@ async function runLevel(streams: number, open: Open, ok: (outcome: Outcome) => b
     providerGap: level.providerGap.sorted(),
     ttfdAdded: [...level.ttfdAdded].sort((a, b) => a - b),
     cores,
+    coresWhole,
     nodeUsPerToken: (1e6 * nodeCores * seconds) / Math.max(1, level.tokens),
     steadyUsPerToken: steady.tokens ? (1e6 * steady.cpuSeconds) / steady.tokens : Number.NaN,
     relayingUsPerToken: relaying.tokens ? (1e6 * relaying.cpuSeconds) / relaying.tokens : Number.NaN,
     relayingSeconds: Math.round(relaying.seconds),
     seconds,
     peakRssMb,
+    readsPerToken: perToken((c) => c.reads),
+    writesPerToken: perToken((c) => c.writes),
   };
 }
 
@@ -343,6 +372,29 @@ export async function streams(options: { cpuProf: boolean }): Promise<BenchResul
       await new Promise((r) => setTimeout(r, 3_000));
     }
 
+    // What one core of node CPU carries at 30 tokens/s, at the lowest per-token cost measured, then run.
+    const perToken = Math.min(...results.map((r) => r.nodeUsPerToken));
+    const computed = Math.round(1e6 / (perToken * TOKENS_PER_S));
+    const checkSize = Math.min(computed, CAPACITY_MAX);
+    let capacity = results.find((r) => Math.abs(r.streams - checkSize) <= CAPACITY_NEAR * checkSize);
+    if (!capacity && CAPACITY_CHECK && Number.isFinite(checkSize) && checkSize > 0) {
+      await new Promise((r) => setTimeout(r, 3_000));
+      const before = await storedAnswers();
+      const problemsBefore = node.problems.count;
+      capacity = await runLevel(
+        checkSize,
+        (n, onEvent) => postWidgetStream(target, key, { visitor_id: `c${checkSize}-${n}`, message: `${paceText(PACE)} (stream ${n})` }, freshIp(), onEvent),
+        (outcome) => outcome.status === 200 && outcome.lastEvent === 'done',
+        pids,
+        node.pid,
+      );
+      capacity.storedAnswers = (await storedAnswers()) - before;
+      if (node.problems.count > problemsBefore) capacity.failures.push(`node logged ${node.problems.count - problemsBefore} warnings/errors, e.g. ${node.problems.first.join(' | ')}`);
+      process.stdout.write(`  capacity check, ${checkSize} streams: max streaming ${capacity.maxStreaming}, failed ${capacity.failed}, added gap p99 ${p(capacity.added, 99)} ms, node ${cores(capacity.cores.node)} cores at full concurrency\n`);
+    }
+    /** The streams the node was seen to carry within the gap goal: the check's size when it held, else 0. */
+    const carried = capacity && within(capacity) ? capacity.streams : 0;
+
     const top = Math.max(...LEVELS);
     const direct = await runLevel(
       top,
@@ -408,9 +460,7 @@ export async function streams(options: { cpuProf: boolean }): Promise<BenchResul
       });
     }
     figures.max_streams_within_goal = Math.max(0, ...results.filter(within).map((r) => r.streams));
-    // What one core of node CPU carries at 30 tokens/s, at the lowest per-token cost measured.
-    const perToken = Math.min(...results.map((r) => r.nodeUsPerToken));
-    figures.streams_per_node_core = Math.round(1e6 / (perToken * TOKENS_PER_S));
+    figures.streams_per_node_core = computed;
     const goal = results.find((r) => r.streams === GOAL_STREAMS);
     const topResult = results.find((r) => r.streams === top)!;
     const settings: BenchResult['settings'] = {
@@ -430,14 +480,27 @@ export async function streams(options: { cpuProf: boolean }): Promise<BenchResul
       name: 'tokenCost',
       title: 'node CPU per streamed token delivered, and the streams one node core carries at 30 tokens/s',
       goal: `<= ${GOAL_US_PER_TOKEN} us of node CPU per token (so >= ${Math.round(1e6 / (GOAL_US_PER_TOKEN * TOKENS_PER_S))} streams per node core at ${TOKENS_PER_S} tokens/s)`,
-      pass: perToken <= GOAL_US_PER_TOKEN,
+      pass: perToken <= GOAL_US_PER_TOKEN && carried >= GOAL_STREAMS,
       figures: {
         node_us_per_token: Math.round(perToken * 10) / 10,
-        streams_per_node_core: figures.streams_per_node_core!,
+        streams_per_node_core: computed,
+        capacity_check_streams: capacity?.streams ?? 0,
+        capacity_check_max_streaming: capacity?.maxStreaming ?? 0,
+        capacity_check_failed: capacity?.failed ?? 0,
+        capacity_check_added_gap_p99_ms: capacity ? p(capacity.added, 99) : Number.NaN,
+        capacity_check_node_cores: capacity ? cores(capacity.cores.node) : Number.NaN,
+        capacity_check_node_us_per_token: capacity ? Math.round(capacity.nodeUsPerToken * 10) / 10 : Number.NaN,
+        capacity_check_whole_level_node_cores: capacity ? cores(capacity.coresWhole.node) : Number.NaN,
+        capacity_check_whole_level_provider_cores: capacity ? cores(capacity.coresWhole.provider) : Number.NaN,
+        capacity_check_whole_level_driver_cores: capacity ? cores(capacity.coresWhole.driver) : Number.NaN,
+        capacity_check_whole_level_machine_busy: capacity ? cores(capacity.coresWhole.machine_busy) : Number.NaN,
+        streams_carried_within_goal: carried,
         ...Object.fromEntries(results.map((r) => [`s${r.streams}_node_us_per_token`, Math.round(r.nodeUsPerToken * 10) / 10])),
         ...Object.fromEntries(results.map((r) => [`s${r.streams}_full_concurrency_node_us_per_token`, Math.round(r.steadyUsPerToken * 10) / 10])),
         ...Object.fromEntries(results.map((r) => [`s${r.streams}_relaying_node_us_per_token`, Math.round(r.relayingUsPerToken * 10) / 10])),
         ...Object.fromEntries(results.map((r) => [`s${r.streams}_relaying_s`, r.relayingSeconds])),
+        ...Object.fromEntries(results.map((r) => [`s${r.streams}_node_reads_per_token`, Math.round(r.readsPerToken * 100) / 100])),
+        ...Object.fromEntries(results.map((r) => [`s${r.streams}_node_writes_per_token`, Math.round(r.writesPerToken * 100) / 100])),
       },
       baseline: {
         [`direct_s${top}_provider_us_per_token`]: Math.round(direct.nodeUsPerToken * 10) / 10,
@@ -445,6 +508,8 @@ export async function streams(options: { cpuProf: boolean }): Promise<BenchResul
         [`bare_relay_s${bare}_full_concurrency_us_per_token`]: Math.round(bareRelay.steadyUsPerToken * 10) / 10,
         [`bare_relay_s${bare}_relaying_us_per_token`]: Math.round(bareRelay.relayingUsPerToken * 10) / 10,
         [`bare_relay_s${bare}_failed`]: bareRelay.failed,
+        [`bare_relay_s${bare}_reads_per_token`]: Math.round(bareRelay.readsPerToken * 100) / 100,
+        [`bare_relay_s${bare}_writes_per_token`]: Math.round(bareRelay.writesPerToken * 100) / 100,
       },
       settings,
       notes: [
@@ -452,6 +517,9 @@ export async function streams(options: { cpuProf: boolean }): Promise<BenchResul
         'full_concurrency_node_us_per_token: the node\'s CPU over the seconds when >= 95% of the level\'s streams were streaming / tokens received in those seconds: relaying alone (few starts or stores then), beside the judged figure',
         'relaying_node_us_per_token: the same over the seconds in which no request was sent, none waited for its first token and no stream ended (relaying_s of them), whatever share of the level was streaming: relaying only, also when starts failed (a loaded shared Postgres)',
         `baseline: the provider stand-in's own CPU per token when this client reads ${top} streams straight from it (node:http writing SSE, its timing included)`,
+        'reads_per_token / writes_per_token: the process\'s read and write system calls over the whole level (/proc/<pid>/io syscr, syscw: every socket read and write, starts and stores included) per token delivered; counts that the machine\'s load moves far less than CPU time (coalescing and how many reads a wake-up finds still follow the timing)',
+        `capacity check: streams_per_node_core = 1 core / (node_us_per_token x ${TOKENS_PER_S}); then a level of that many streams (at most ${CAPACITY_MAX}; a level within ${CAPACITY_NEAR * 100}% of it counts instead) shows whether the pinned node carries them: streams_carried_within_goal is its size if every stream streamed together without a failure and the added gap p99 stayed <= ${GOAL_ADDED_P99_MS} ms, else 0. The harness core (provider stand-in and this client) must keep up too: capacity_check_whole_level_provider_cores and _driver_cores (averaged over the whole check, ramp included; capacity_check_node_cores over its seconds at full concurrency) say how close it came`,
+        ...(capacity && !results.includes(capacity) ? capacity.failures.map((f) => `capacity check: ${f}`) : []),
         `bare_relay: a bare node:http relay (bench/support/bareRelayMain.ts) pinned to the node's core, ${bare} streams of the same provider through it, each provider read written to the client at once untouched (no parsing, no JSON, no coalescing): the floor of relaying one token per read and per write on this machine, same run`,
         ...bareRelay.failures.map((f) => `bare relay: ${f}`),
       ],
