@@ -45,10 +45,10 @@ export const anthropicAdapter: ProviderAdapter = async (endpoint, request, optio
   let tokensIn: number | undefined;
   let tokensOut: number | undefined;
   let finished = false;
-  await postSse(call, (raw, event) => {
-    const data = parseJson(raw);
-    if (asObject(data) === undefined) throw failure(call, 'bad_response', `unparseable stream event: ${raw}`);
-    switch (asString(dig(data, 'type')) ?? event) {
+  await postSse(call, (event) => {
+    const data = parseJson(event.data);
+    if (asObject(data) === undefined) throw failure(call, 'bad_response', `unparseable stream event: ${event.data}`);
+    switch (asString(dig(data, 'type')) ?? event.event) {
       case 'message_start':
         tokensIn = asCount(dig(data, 'message', 'usage', 'input_tokens'));
         return;

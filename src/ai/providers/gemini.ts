@@ -19,9 +19,9 @@ export const geminiAdapter: ProviderAdapter = async (endpoint, request, options 
   let text = '';
   let usage: ReportedUsage = {};
   let finished = false;
-  await postSse(call, (data) => {
-    const chunk = parseJson(data);
-    if (asObject(chunk) === undefined) throw failure(call, 'bad_response', `unparseable stream chunk: ${data}`);
+  await postSse(call, (event) => {
+    const chunk = parseJson(event.data);
+    if (asObject(chunk) === undefined) throw failure(call, 'bad_response', `unparseable stream chunk: ${event.data}`);
     if (dig(chunk, 'error')) throw failure(call, 'bad_response', `error in stream: ${JSON.stringify(chunk)}`);
     const delta = textOf(chunk);
     if (delta) {

@@ -1,8 +1,7 @@
 import type { IncomingMessage } from 'node:http';
-import { performance } from 'node:perf_hooks';
+import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { ProviderError, type ProviderFailure } from './errors';
-import { SseReader, type SseEventHandler } from './sseReader';
-import { Exchange, type ChunkHandler } from './transport';
+import { Exchange, type TextHandler } from './transport';
 import type { ProviderEndpoint } from './types';
 import { asString, dig, parseJson } from './wire';
 
@@ -28,18 +27,16 @@ export interface ProviderCall {
   classifyError?: (status: number, body: unknown) => ProviderFailure | undefined;
 }
 
-/** Receives each server-sent event in order (its data, and its `event:` name if any); 'stop' ends the read (a protocol's end marker). */
-export type SseHandler = SseEventHandler;
+/** Receives each server-sent event in order; 'stop' ends the read (a protocol's end marker). */
+export type SseHandler = (event: EventSourceMessage) => 'stop' | void;
 
 /** POSTs JSON and returns the parsed JSON answer. */
 export function postJson(call: ProviderCall): Promise<unknown> {
   return send(call, async (read) => {
-    const chunks: Buffer[] = [];
+    let text = '';
     await read((chunk) => {
-      chunks.push(chunk);
+      text += chunk;
     });
-    // Decoded once, whole: a character split between two reads is decoded with both its halves.
-    const text = Buffer.concat(chunks).toString('utf8');
     const body = parseJson(text);
     if (body === undefined) throw failure(call, 'bad_response', `unparseable body: ${text.trim() || '(empty)'}`);
     return body;
@@ -49,34 +46,29 @@ export function postJson(call: ProviderCall): Promise<unknown> {
 /** POSTs JSON and feeds the server-sent events of the answer to `onEvent` as they arrive. */
 export function postSse(call: ProviderCall, onEvent: SseHandler): Promise<void> {
   return send(call, async (read) => {
-    const { signal } = call;
+    const pending: EventSourceMessage[] = [];
+    const parser = createParser({ onEvent: (event) => pending.push(event) });
     let seenEvent = false;
-    // The first bytes of the answer, kept until an event proves it is an event stream.
-    const head: Buffer[] = [];
-    let headBytes = 0;
-    const reader = new SseReader((data, event) => {
-      // An abort from inside a delta handler must stop the deltas already read in this chunk too.
-      signal?.throwIfAborted();
-      seenEvent = true;
-      return onEvent(data, event);
-    });
+    let raw = '';
     await read((chunk) => {
-      if (!seenEvent && headBytes < HEAD_BYTES) {
-        head.push(chunk);
-        headBytes += chunk.length;
+      if (!seenEvent && raw.length < DETAIL_LIMIT) raw += chunk;
+      parser.feed(chunk);
+      // Handlers run outside the parser's callback so that a ProviderError they throw is ours to route.
+      try {
+        for (const event of pending) {
+          // An abort from inside a delta handler must stop the deltas already parsed from this chunk too.
+          call.signal?.throwIfAborted();
+          seenEvent = true;
+          if (onEvent(event) === 'stop') return 'stop';
+        }
+      } finally {
+        pending.length = 0;
       }
-      return reader.feed(chunk);
     });
     // A body without a single event is usually a proxy's HTML or JSON page: show it instead of "ended early".
-    if (!seenEvent) {
-      const raw = Buffer.concat(head).toString('utf8').slice(0, DETAIL_LIMIT);
-      throw failure(call, 'bad_response', `no server-sent events in the answer: ${raw.trim() || '(empty)'}`);
-    }
+    if (!seenEvent) throw failure(call, 'bad_response', `no server-sent events in the answer: ${raw.trim() || '(empty)'}`);
   });
 }
-
-/** Enough of a non-event answer's first bytes for DETAIL_LIMIT characters of any UTF-8 text. */
-const HEAD_BYTES = DETAIL_LIMIT * 4;
 
 /** Builds a ProviderError whose detail is bounded and never carries the API key. */
 export function failure(call: ProviderCall, kind: ProviderFailure, detail: string): ProviderError {
@@ -87,8 +79,8 @@ type Attempt<T> =
   | { ok: true; value: T }
   | { ok: false; error: ProviderError; retryable: boolean; retryAfterMs?: number };
 
-/** Reads the answer's body: `onBytes` gets it read by read until the end or 'stop'. */
-type Reader = (onBytes: ChunkHandler) => Promise<void>;
+/** Reads the answer's body: `onText` gets its text chunk by chunk until the end or 'stop'. */
+type Reader = (onText: TextHandler) => Promise<void>;
 type Consume<T> = (read: Reader) => Promise<T>;
 
 async function send<T>(call: ProviderCall, consume: Consume<T>): Promise<T> {
@@ -127,7 +119,7 @@ async function attemptOnce<T>(call: ProviderCall, consume: Consume<T>): Promise<
     }
     phase = 'body';
     timer.arm();
-    const reader: Reader = (onBytes) => exchange.read(response, onBytes, timer.touch);
+    const reader: Reader = (onText) => exchange.read(response, onText, () => timer.arm());
     const status = response.statusCode ?? 0;
     if (status < 200 || status > 299) return await errorAnswer(call, status, response.headers['retry-after'], reader, exchange);
     const value = await consume(reader);
@@ -151,19 +143,16 @@ async function attemptOnce<T>(call: ProviderCall, consume: Consume<T>): Promise<
 }
 
 async function errorAnswer(call: ProviderCall, status: number, retryAfter: string | undefined, read: Reader, exchange: Exchange): Promise<Attempt<never>> {
-  const chunks: Buffer[] = [];
-  let bytes = 0;
+  let text = '';
   try {
     await read((chunk) => {
-      chunks.push(chunk);
-      bytes += chunk.length;
-      if (bytes > 64_000) return 'stop';
+      text += chunk;
+      if (text.length > 64_000) return 'stop';
     });
   } catch (error) {
     // A cut-off error body still has its status; only a timeout or the caller's abort overrides it.
     if (exchange.cut) throw error;
   }
-  const text = Buffer.concat(chunks).toString('utf8');
   const body = parseJson(text);
   const kind = call.classifyError?.(status, body) ?? failureForStatus(status);
   return {
@@ -199,50 +188,31 @@ function retryAfterMs(header: string | undefined): number | undefined {
   return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
 }
 
-/**
- * The provider's idle limit: fires when no chunk came for `ms`. A chunk only notes its time
- * (`touch`); the one timer, when it comes due, waits again for what is left since the last chunk.
- * So a streamed token costs a clock read, not a timer rescheduled, and the limit is still exact.
- */
 class IdleTimer {
   fired = false;
   private handle: NodeJS.Timeout | undefined;
-  private lastAt = 0;
 
   constructor(
     private readonly ms: number,
     private readonly onFire: () => void,
   ) {}
 
-  /** A chunk arrived: the wait counts from now. */
-  readonly touch = (): void => {
-    this.lastAt = performance.now();
-  };
-
-  /** Starts the wait from now (the request sent, the headers in). */
+  /** Starts the wait again; per chunk read, so the one timer is refreshed rather than replaced (no new timer per token). */
   arm(): void {
     if (this.fired) return;
-    this.touch();
-    if (this.handle === undefined) this.wait(this.ms);
+    if (this.handle !== undefined) {
+      this.handle.refresh();
+      return;
+    }
+    this.handle = setTimeout(() => {
+      this.fired = true;
+      this.onFire();
+    }, this.ms);
   }
 
   clear(): void {
     if (this.handle !== undefined) clearTimeout(this.handle);
     this.handle = undefined;
-  }
-
-  private wait(ms: number): void {
-    this.handle = setTimeout(() => {
-      const left = this.lastAt + this.ms - performance.now();
-      // Timers may fire up to a millisecond early by the monotonic clock: only a real gap fires.
-      if (left > 1) {
-        this.wait(left);
-        return;
-      }
-      this.handle = undefined;
-      this.fired = true;
-      this.onFire();
-    }, ms);
   }
 }
 

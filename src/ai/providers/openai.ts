@@ -1,9 +1,7 @@
 import { failure, postJson, postSse, type ProviderCall } from './http';
 import type { ProviderAdapter } from './types';
 import { completion, type ReportedUsage } from './usage';
-import { asCount, asObject, asString, dig, firstOf, joinUrl, parseJson } from './wire';
-
-const OPEN_BRACE = 0x7b;
+import { asArray, asCount, asObject, asString, dig, joinUrl, parseJson } from './wire';
 
 /**
  * OpenAI-compatible chat completions (openai, deepseek, kimi, groq, mistral, openrouter). The base
@@ -40,24 +38,23 @@ export const openaiAdapter: ProviderAdapter = async (endpoint, request, options 
   let text = '';
   let usage: ReportedUsage = {};
   let finished = false;
-  await postSse(call, (data) => {
-    // A JSON chunk starts with `{`; only something else can be the end marker (trim allocates nothing then).
-    if (data.charCodeAt(0) !== OPEN_BRACE && data.trim() === '[DONE]') {
+  await postSse(call, (event) => {
+    if (event.data.trim() === '[DONE]') {
       finished = true;
       return 'stop';
     }
-    const chunk = asObject(parseJson(data));
-    if (chunk === undefined) throw failure(call, 'bad_response', `unparseable stream chunk: ${data}`);
-    if (chunk.error) throw failure(call, 'bad_response', `error in stream: ${errorText(chunk)}`);
-    const choice = asObject(firstOf(chunk.choices));
-    const delta = asString(asObject(choice?.delta)?.content);
+    const chunk = parseJson(event.data);
+    if (asObject(chunk) === undefined) throw failure(call, 'bad_response', `unparseable stream chunk: ${event.data}`);
+    if (dig(chunk, 'error')) throw failure(call, 'bad_response', `error in stream: ${errorText(chunk)}`);
+    const choice = asArray(dig(chunk, 'choices'))[0];
+    const delta = asString(dig(choice, 'delta', 'content'));
     if (delta) {
       text += delta;
       onDelta(delta);
     }
     // Some compatible providers end without [DONE]; a finish_reason is as good an end marker.
-    if (asString(choice?.finish_reason)) finished = true;
-    if (asObject(chunk.usage)) usage = usageOf(chunk);
+    if (asString(dig(choice, 'finish_reason'))) finished = true;
+    if (asObject(dig(chunk, 'usage'))) usage = usageOf(chunk);
   });
   if (!finished) throw failure(call, 'bad_response', 'stream ended before [DONE]');
   return completion(request, text, usage);

@@ -18,11 +18,6 @@ export function asString(value: unknown): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
 
-/** The first element of an array; undefined for anything else (or an empty array). */
-export function firstOf(value: unknown): unknown {
-  return Array.isArray(value) ? (value[0] as unknown) : undefined;
-}
-
 /** Token counts must be finite and non-negative to be believed; anything else counts as "not reported". */
 export function asCount(value: unknown): number | undefined {
   return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? Math.round(value) : undefined;
