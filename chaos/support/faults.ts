@@ -85,50 +85,64 @@ async function victimOf(deps: FaultDeps): Promise<{ node: WebNode; targets: stri
   return chosen;
 }
 
-/** The probe starts another attempt this often while none has been answered: the resolution of "answered again". */
-const PROBE_EVERY_MS = 500;
+/**
+ * After an attempt is refused (a 503 while Postgres or Redis is away, a refused connection), the
+ * probe tries again this soon: the resolution of "answered again". It was 0.5 s, which put up to half
+ * a second of the probe's own waiting into every recovery figure it measured.
+ */
+const PROBE_RETRY_MS = 100;
+/**
+ * An attempt still waiting after this long gets a second one beside it (a third after twice this), so a
+ * stuck attempt does not hide a later success. A waiting attempt is not lost: the router retries it
+ * until its shard is served, so it is answered as soon as the cluster can. Attempts added sooner only
+ * add load exactly when the cluster recovers: the probe used to add one every 0.5 s whether or not
+ * the others were still waiting, so after an outage it kept up to 72 replies in flight, three times
+ * the conversations it times (and 240 with 10 at once, when a run at load 12 measured 6.4 s after
+ * Postgres was back).
+ */
+const PROBE_STUCK_MS = 2_000;
 /** An attempt is given up after this long (past the router's 10 s ask deadline), and at most this many wait at once. */
 const PROBE_ATTEMPT_MS = 15_000;
-/**
- * A waiting attempt is not lost: the router retries it until its deadline, so it is answered as soon
- * as its shard is served. More than a few at once only adds load exactly when the cluster recovers:
- * with 10 per conversation the probe alone could keep 240 replies in flight after an outage, a
- * backlog that on a busy machine delays its own answers (a run at load 12 measured 6.4 s after
- * Postgres was back, where a quiet machine needs well under a second).
- */
 const PROBE_IN_FLIGHT = 3;
 
 /**
  * Replies (as an agent) in each target conversation from the fault on, through the balancer but never
  * via `avoid` (the probe times the cluster's failover, not the balancer's health check). One reply per
- * conversation, one client id: a new attempt starts every PROBE_EVERY_MS while none has been answered,
- * without cutting the earlier ones, so a slow answer counts when it comes and a stuck one does not
- * hide a later success. "Answered again" is the first 200 of any attempt.
+ * conversation, one client id: an attempt refused is tried again PROBE_RETRY_MS later; one still
+ * waiting after PROBE_STUCK_MS gets another beside it (at most PROBE_IN_FLIGHT), without cutting it,
+ * so a slow answer counts when it comes and a stuck one does not hide a later success. "Answered
+ * again" is the first 200 of any attempt.
  */
 function probe(deps: FaultDeps, targets: string[], avoid: WebNode | undefined): Promise<ProbeResult[]> {
   return Promise.all(
     targets.map(async (conversationId) => {
       const entry = newReply(deps.load, 'probe', 'probe', conversationId);
       const started = Date.now();
-      const attempts = new Set<Promise<void>>();
+      const attempts = new Map<Promise<void>, number>();
       let answeredAt: number | undefined;
-      let answered!: () => void;
-      const firstAnswer = new Promise<void>((resolve) => (answered = resolve));
+      let wake!: () => void;
+      let woken = new Promise<void>((resolve) => (wake = resolve));
       while (answeredAt === undefined && Date.now() - started < deps.settings.giveUpMs) {
-        const node = deps.balancer.pick(avoid);
-        if (node?.url && attempts.size < PROBE_IN_FLIGHT) {
+        const newest = Math.max(0, ...attempts.values());
+        const due = attempts.size === 0 || (attempts.size < PROBE_IN_FLIGHT && Date.now() - newest >= PROBE_STUCK_MS);
+        const node = due ? deps.balancer.pick(avoid) : undefined;
+        if (node?.url) {
           const attempt: Promise<void> = replyAttempt(deps.load, entry, node, deps.probeToken, PROBE_ATTEMPT_MS).then((ok) => {
             attempts.delete(attempt);
-            if (!ok || answeredAt !== undefined) return;
-            answeredAt = Date.now();
-            answered();
+            if (ok && answeredAt === undefined) answeredAt = Date.now();
+            wake();
           });
-          attempts.add(attempt);
+          attempts.set(attempt, Date.now());
         }
-        await Promise.race([sleep(PROBE_EVERY_MS), firstAnswer]);
+        // Look again as soon as an attempt settles, or when the newest has waited PROBE_STUCK_MS.
+        const pause = attempts.size ? PROBE_STUCK_MS : PROBE_RETRY_MS;
+        await Promise.race([sleep(pause), woken]);
+        woken = new Promise<void>((resolve) => (wake = resolve));
+        // A refusal is tried again PROBE_RETRY_MS later, not at once: no tight loop against a node that refuses.
+        if (answeredAt === undefined && attempts.size === 0) await sleep(PROBE_RETRY_MS);
       }
       if (answeredAt === undefined) entry.result = 'gave-up';
-      await Promise.all(attempts);
+      await Promise.all(attempts.keys());
       return { conversationId, answeredAt };
     }),
   );

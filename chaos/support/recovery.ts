@@ -34,7 +34,7 @@ export interface FaultFigures {
   attempts: number;
   failed: number;
   failures: Record<string, number>;
-  /** The probe's failed attempts, by what went wrong (a new attempt every 0.5 s until one is answered; each waits up to 15 s). */
+  /** The probe's failed attempts, by what went wrong (a refused attempt is tried again 0.1 s later, a waiting one gets another beside it after 2 s; each waits up to 15 s). */
   probe_failures: Record<string, number>;
   /** Conversations that saw at least one failed request in the window. */
   affected_conversations: number;

@@ -3,7 +3,14 @@ import pg from 'pg';
 import type { Logger } from 'pino';
 
 const FIRST_RETRY_MS = 250;
-const MAX_RETRY_MS = 5_000;
+/**
+ * The longest wait between two attempts, and so the longest a node stays unready (its lock) or deaf
+ * (its LISTEN) after PostgreSQL accepts connections again. It was 5 s: a load balancer that follows
+ * /readyz kept every node out of rotation for up to 5 s after an outage of that length, with the
+ * database back. A refused attempt costs next to nothing, and the pool tries one for every request
+ * during an outage anyway, so waiting longer here spared the database nothing.
+ */
+const MAX_RETRY_MS = 1_000;
 
 export interface DedicatedSessionOptions {
   url: string;
