@@ -9,6 +9,7 @@ import type { Watchers } from './realtime/watchers';
 import type { InboxPresence } from './realtime/inboxPresence';
 import { openToEveryOrigin } from './http/cors';
 import { errorHandler, routeNotFound } from './http/errorHandler';
+import { withExpress } from './http/expressify';
 import { hotRoutes } from './http/hotRoutes';
 import { reservedLimiter, type ReservedLimiterOptions } from './limits/reservedLimiter';
 import { requestIdOf } from './http/requestId';
@@ -56,6 +57,7 @@ export function createApp(ctx: AppContext, runtime: AppRuntime): Express {
       base: WIDGET_BASE,
       endpoints: HOT_WIDGET_ENDPOINTS,
       answeredWhole: answersWhole,
+      app,
       deps,
       routeLimiter,
       staticHeaders: [securityHeaders, anyOrigin],
@@ -65,7 +67,11 @@ export function createApp(ctx: AppContext, runtime: AppRuntime): Express {
     });
   // Then the agent inbox's lean path (src/surfaces/agent/leanInbox.ts), the same way.
   const leanInbox = leanInboxRoutes({ deps, routeLimiter, staticHeaders: [securityHeaders], logger: ctx.logger, observe: ctx.metrics.observeRequest });
-  const lean: RequestHandler = (req, res, next) => hot(req, res, () => leanInbox(req, res, next));
+  const lean: RequestHandler = (req, res, next) =>
+    hot(req, res, () => {
+      withExpress(app, req, res);
+      leanInbox(req, res, next);
+    });
   hotRoutesOf.set(app, lean);
   app.use(lean);
   app.use(
@@ -110,8 +116,9 @@ const hotRoutesOf = new WeakMap<Express, RequestHandler>();
 
 /**
  * The app as a node:http listener whose hot routes skip even express's own dispatch (its router
- * walk and final handler per request): the request and response get express's prototypes, as
- * `app.handle` gives them, and go to the hot routes; anything else goes to the app as usual.
+ * walk and final handler per request): the request and response go to the hot routes as node made
+ * them (the heartbeat needs none of express's helpers; a route that does gets express's prototypes
+ * there, src/http/expressify.ts), and anything else to the lean inbox and the app as usual.
  */
 export function listenerOf(app: Express): RequestListener {
   const hot = hotRoutesOf.get(app);
@@ -121,9 +128,6 @@ export function listenerOf(app: Express): RequestListener {
     const response = res as Response;
     request.res = response;
     response.req = request;
-    Object.setPrototypeOf(req, app.request);
-    Object.setPrototypeOf(res, app.response);
-    response.locals ??= Object.create(null) as Response['locals'];
     void hot(request, response, () => app(req, res));
   };
 }

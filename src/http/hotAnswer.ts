@@ -1,4 +1,8 @@
-import type { Response } from 'express';
+import { hash } from 'node:crypto';
+import type { Express, Response } from 'express';
+
+/** Express's weak ETag generator: the default `etag fn` (the app's `etag` setting left as it is). */
+const expressWeakEtag = (require('express/lib/utils') as { wetag: unknown }).wetag;
 
 const HELD = Symbol('held hot-route headers');
 
@@ -9,6 +13,8 @@ export interface HeldHeaders {
   requestId: string;
   /** X-RateLimit-Remaining, once the route limit has counted the request. */
   remaining?: string;
+  /** The app, for its `etag fn` (the response may not have express's prototype, and so no `res.app`); absent: `res.app`. */
+  app?: Pick<Express, 'get'>;
 }
 
 type HoldingResponse = Response & { [HELD]?: HeldHeaders };
@@ -44,13 +50,25 @@ export function answerJson(res: Response, body: unknown): void {
   }
   (res as HoldingResponse)[HELD] = undefined;
   const json = JSON.stringify(body);
-  const headers = [...held.fixed, 'X-Request-Id', held.requestId, 'Content-Type', JSON_TYPE, 'Content-Length', String(Buffer.byteLength(json))];
+  const length = Buffer.byteLength(json);
+  const fixed = held.fixed;
+  const headers = fixed.slice();
+  headers.push('X-Request-Id', held.requestId, 'Content-Type', JSON_TYPE, 'Content-Length', String(length));
   if (held.remaining !== undefined) headers.push('X-RateLimit-Remaining', held.remaining);
-  const etagOf: unknown = res.app.get('etag fn');
-  const tag: unknown = typeof etagOf === 'function' ? etagOf(json, 'utf8') : undefined;
+  const etagOf: unknown = (held.app ?? res.app).get('etag fn');
+  const tag: unknown = etagOf === expressWeakEtag ? weakEtag(json, length) : typeof etagOf === 'function' ? etagOf(json, 'utf8') : undefined;
   if (typeof tag === 'string') headers.push('ETag', tag);
   res.writeHead(200, headers);
   res.end(json);
+}
+
+/**
+ * The ETag express's default (weak) generator gives `json` of `length` UTF-8 bytes, without the
+ * Buffer it copies the body into and the Hash object it makes for it: one SHA-1 of the string.
+ */
+export function weakEtag(json: string, length: number): string {
+  if (length === 0) return 'W/"0-2jmj7l5rSw0yVb/vlWAYkK/YBwk"';
+  return `W/"${length.toString(16)}-${hash('sha1', json, 'base64').substring(0, 27)}"`;
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8';

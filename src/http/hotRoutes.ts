@@ -1,10 +1,11 @@
-import type { Request, RequestHandler, Response } from 'express';
+import type { Express, Request, RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
 import { badRequest, tooManyRequests } from '../errors';
 import type { ReservedLimiter, ReservedLimiterOptions } from '../limits/reservedLimiter';
 import type { RouteLimit } from '../openapi/registry';
 import { inputOf, type DeclaredEndpoint } from './endpoint';
 import { errorHandler } from './errorHandler';
+import { withExpress } from './expressify';
 import { holdHeaders, releaseHeaders, type HeldHeaders } from './hotAnswer';
 import { IpLimitKeys } from './ipLimitKeys';
 import { makeStorable, SMALL_BODY_LIMIT } from './jsonBody';
@@ -22,8 +23,15 @@ export interface HotRoutesOptions<Deps> {
   /**
    * Of those, the ones whose handler answers with `answerJson` (src/http/hotAnswer.ts): their
    * headers are held and written with the answer in one `writeHead`. The others get them set before their handler runs.
+   * A handler answered whole gets the node's plain request and response, without express's helpers
+   * (`req.get`, `req.ip`, `res.json`...: read `req.headers`); the others get express's, as on the stack.
    */
   answeredWhole: (endpoint: DeclaredEndpoint<Deps>) => boolean;
+  /**
+   * The app: its request and response prototypes where a route needs them (src/http/expressify.ts),
+   * its `etag fn`. Absent: requests come with express's prototypes already (a dispatcher mounted after `withExpress`).
+   */
+  app?: Express;
   deps: Deps;
   /** The route limits' counters: reserved from Redis a few points at a time (src/limits/reservedLimiter.ts). */
   routeLimiter: (options: ReservedLimiterOptions) => ReservedLimiter;
@@ -44,6 +52,8 @@ export interface HotRoutesOptions<Deps> {
 interface HotRoute<Deps> {
   method: string;
   pattern: RegExp;
+  /** The path's literal end (`/heartbeat`; empty when it ends with a parameter): checked before the pattern. */
+  tail: string;
   params: string[];
   endpoint: DeclaredEndpoint<Deps>;
   /** `/widget/:key/heartbeat`: the route label the metrics have always used. */
@@ -95,6 +105,7 @@ export function hotRoutes<Deps>(options: HotRoutesOptions<Deps>): RequestHandler
     return {
       method: endpoint.method.toUpperCase(),
       pattern: new RegExp(`^${source}$`),
+      tail: endpoint.path.slice(endpoint.path.lastIndexOf('}') + 1),
       params,
       endpoint,
       label: `${options.base}${routePath(options.base, endpoint.path)}`,
@@ -103,7 +114,14 @@ export function hotRoutes<Deps>(options: HotRoutesOptions<Deps>): RequestHandler
       limiter: endpoint.limit && limiterFor(endpoint.limit),
     };
   });
+  const app = options.app;
+  const expressify = app ? (req: Request, res: Response) => withExpress(app, req, res) : () => undefined;
   const limitKeys = new IpLimitKeys();
+  /** `req.ip` (proxy-addr under the app's `trust proxy`), for an address and X-Forwarded-For not seen before. */
+  const ipOf = (req: Request): string | undefined => {
+    expressify(req, req.res!);
+    return req.ip;
+  };
   let successes = 0;
 
   /** The request, from its limit to its answer; never rejects (a failure is answered, then reported). */
@@ -111,7 +129,7 @@ export function hotRoutes<Deps>(options: HotRoutesOptions<Deps>): RequestHandler
     let failure: unknown;
     try {
       if (route.limiter) {
-        const spending = route.limiter.spend(limitKeys.of(req));
+        const spending = route.limiter.spend(limitKeys.of(req, ipOf));
         const spent = spending instanceof Promise ? await spending : spending;
         held.remaining = String(spent.remaining);
         if (!route.answeredWhole) res.setHeader('X-RateLimit-Remaining', held.remaining);
@@ -121,6 +139,7 @@ export function hotRoutes<Deps>(options: HotRoutesOptions<Deps>): RequestHandler
       await route.endpoint.handler(inputOf(route.endpoint, options.deps, req as Request<Record<string, string>>), req as Request<Record<string, string>>, res);
     } catch (error) {
       failure = error;
+      expressify(req, res);
       releaseHeaders(res);
       req.log = options.logger.child({ req: { id: req.id, method: req.method, url: loggedUrl(req.url) } });
       errorHandler(error, req, res, () => undefined);
@@ -141,7 +160,7 @@ export function hotRoutes<Deps>(options: HotRoutesOptions<Deps>): RequestHandler
     let route: HotRoute<Deps> | undefined;
     let match: RegExpExecArray | null = null;
     for (const each of routes) {
-      if (each.method !== req.method || !(match = each.pattern.exec(path))) continue;
+      if (each.method !== req.method || !path.endsWith(each.tail) || !(match = each.pattern.exec(path))) continue;
       route = each;
       break;
     }
@@ -150,11 +169,14 @@ export function hotRoutes<Deps>(options: HotRoutesOptions<Deps>): RequestHandler
     if (!params || (route.endpoint.body && !plainJsonBody(req))) return next();
 
     const started = performance.now();
-    const held: HeldHeaders = { fixed: route.fixed, requestId: requestIdFrom(req) };
+    const held: HeldHeaders = { fixed: route.fixed, requestId: requestIdFrom(req), app };
     req.id = held.requestId;
     req.params = params;
     holdHeaders(res, held);
-    if (!route.answeredWhole) releaseHeaders(res);
+    if (!route.answeredWhole) {
+      expressify(req, res);
+      releaseHeaders(res);
+    }
     void serve(route, req, res, held, started);
   };
 }
@@ -186,19 +208,27 @@ function plainJsonBody(req: Request): boolean {
   );
 }
 
-/** Reads and parses the body as body-parser's strict JSON does: `{}` when empty, objects and arrays only, a BOM skipped. */
+/**
+ * Reads and parses the body as body-parser's strict JSON does: `{}` when empty, objects and arrays
+ * only, a BOM skipped. Plain listeners rather than `once` (each makes a wrapper): the request is
+ * read once, and a settled promise ignores a late rejection.
+ */
 function readJson(req: Request): Promise<unknown> {
   return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.once('error', reject);
-    req.once('aborted', () => reject(Object.assign(new Error('request aborted'), { type: 'request.aborted' })));
-    req.once('end', () => {
-      let text = (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)).toString('utf8');
+    let first: Buffer | undefined;
+    let more: Buffer[] | undefined;
+    req.on('data', (chunk: Buffer) => {
+      if (first === undefined) first = chunk;
+      else (more ??= [first]).push(chunk);
+    });
+    req.on('error', reject);
+    req.on('aborted', () => reject(Object.assign(new Error('request aborted'), { type: 'request.aborted' })));
+    req.on('end', () => {
+      let text = more ? Buffer.concat(more).toString('utf8') : first ? first.toString('utf8') : '';
       if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
       if (!text.length) return resolve({});
-      const first = /^[\x20\x09\x0a\x0d]*(.)/.exec(text)?.[1];
-      if (first !== '{' && first !== '[') return reject(badRequest('The request body is not valid JSON.'));
+      const opening = /^[\x20\x09\x0a\x0d]*(.)/.exec(text)?.[1];
+      if (opening !== '{' && opening !== '[') return reject(badRequest('The request body is not valid JSON.'));
       try {
         const body: unknown = JSON.parse(text);
         makeStorable(body);

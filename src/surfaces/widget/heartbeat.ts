@@ -1,24 +1,11 @@
 import type { Request } from 'express';
-import { z } from 'zod';
 import { visitorActorId, type HeartbeatReply } from '../../actors/visitor/protocol';
 import { answerJson } from '../../http/hotAnswer';
-import { visitorId, visitorTimezone } from '../../http/visitorFields';
 import { heartbeatAnswer } from '../../openapi/responses/widget';
 import { endpoint } from '../endpoint';
+import { heartbeatBody, heartbeatBodyAtOnce } from './heartbeatBody';
 import { heartbeatChatbot } from './heartbeatChatbot';
 import { BLOCKED, NO_CHATBOT, perIp, SAMPLE_VISITOR } from './schemas';
-
-const httpUrl = z.url({ protocol: /^https?$/, error: 'The url field must be a valid URL.' }).max(2048);
-
-export const heartbeatBody = z.object({
-  visitor_id: visitorId,
-  url: httpUrl,
-  title: z.string().max(500).nullish(),
-  // document.referrer is '' when there is none, so empty is allowed (and means "none").
-  referrer: z.string().max(2048).nullish(),
-  conversation_id: z.uuid().nullish(),
-  timezone: visitorTimezone,
-});
 
 const USER_AGENT_MAX = 1000;
 /** Country headers set by CDNs; `XX` (unknown) and `T1` (Tor) are not countries. */
@@ -45,7 +32,8 @@ export const heartbeatEndpoints = [
     responses: { 200: { description: 'The interval, the conversation to show and waiting messages.', json: heartbeatAnswer }, 403: BLOCKED, 404: NO_CHATBOT },
     handler: async ({ actors, body: parseBody }, req, res) => {
       const chatbot = await heartbeatChatbot(req.params.key);
-      const body = parseBody();
+      // The usual body checked by hand; anything else through zod, which names what is wrong.
+      const body = heartbeatBodyAtOnce(req.body) ?? parseBody();
       const visitorKey = body.visitor_id.trim();
       const reply: HeartbeatReply = await actors.ask('visitor', visitorActorId(chatbot.companyId, visitorKey), {
         type: 'heartbeat',
@@ -57,9 +45,9 @@ export const heartbeatEndpoints = [
         title: body.title ?? undefined,
         referrer: body.referrer || undefined,
         conversationId: body.conversation_id?.toLowerCase(),
-        userAgent: req.get('user-agent')?.slice(0, USER_AGENT_MAX) || undefined,
+        userAgent: req.headers['user-agent']?.slice(0, USER_AGENT_MAX) || undefined,
         country: countryOf(req),
-        locale: localeOf(req.get('accept-language')),
+        locale: localeOf(req.headers['accept-language']),
         timezone: body.timezone,
       });
       answerJson(res, { poll_seconds: reply.pollSeconds, conversation_id: reply.conversationId, messages: reply.messages });
@@ -67,9 +55,11 @@ export const heartbeatEndpoints = [
   }),
 ];
 
+/** Headers read from `req.headers`: on the hot path the request has no express helpers (src/http/hotRoutes.ts). */
 function countryOf(req: Request): string | undefined {
   for (const name of COUNTRY_HEADERS) {
-    const value = req.get(name)?.trim().toUpperCase();
+    const header = req.headers[name];
+    const value = typeof header === 'string' ? header.trim().toUpperCase() : undefined;
     if (value && /^[A-Z]{2}$/.test(value) && value !== 'XX') return value;
   }
   return undefined;

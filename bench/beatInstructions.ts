@@ -1,0 +1,190 @@
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { Agent, request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { loadConfig } from '../config/env';
+import { closeContext, openContext } from '../src/boot/openContext';
+import { createLogger } from '../src/logger';
+import { defer, scoped } from './support/cleanup';
+import { benchChatbot } from './support/corpus';
+import { childEnv, NODE_MAIN } from './support/processes';
+import { APP_KEY, benchDatabase, benchRedisPrefix, REDIS_URL } from './support/resources';
+
+/**
+ * Instructions per widget heartbeat, counted by valgrind's callgrind: the same count whatever else
+ * runs on the machine, so two versions of the code can be compared on a shared, loaded machine where
+ * CPU time per beat moves by a third from one run to the next (docs/performance.md, "Heartbeat CPU,
+ * fifth round"). One web node (cluster mode on Redis, as `heartbeats` runs it) under callgrind with
+ * instrumentation off until the measured phase; known visitors beat (every one arrived and beat
+ * before), closed loop; then the node idles for as long, and its idle count is taken off. The bare
+ * `node:http` POST of `heartbeats` is counted the same way. Usage (after `npm run build`):
+ * `node dist/bench/beatInstructions.js [beats]`; needs valgrind. Prints one JSON line.
+ */
+const VISITORS = 500;
+const IN_FLIGHT = 8;
+const WARM_BEATS = 3_000;
+const BARE_MAIN = resolve(__dirname, 'support/bareHttpMain.js');
+const UA = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36';
+const NEW_PAGE_EVERY = 3;
+const SETTLE_MS = 5_000;
+const IDLE_MS = 20_000;
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+/** Under callgrind the node runs tens of times slower: leases long enough that it never loses its shards meanwhile. */
+const SLOW_CLUSTER = { CLUSTER_HEARTBEAT_MS: '20000', CLUSTER_LEASE_TTL_MS: '300000' };
+
+interface Counted {
+  child: ChildProcess;
+  port: number;
+  outDir: string;
+}
+
+/** Starts `script` under callgrind, instrumentation off, and waits for its `listening` log line. */
+async function underCallgrind(script: string, env: NodeJS.ProcessEnv): Promise<Counted> {
+  const outDir = mkdtempSync(join(tmpdir(), 'beat-instr-'));
+  const child = spawn('valgrind', ['--tool=callgrind', '--instr-atstart=no', `--callgrind-out-file=${outDir}/cg.out`, process.execPath, script], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  defer(`stop ${script}`, () => {
+    child.kill('SIGKILL');
+    rmSync(outDir, { recursive: true, force: true });
+  });
+  let buffered = '';
+  const warnings: string[] = [];
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+    for (const line of chunk.split('\n')) if (/"level":(?:[4-6]\d)/.test(line) && warnings.length < 20) warnings.push(line.slice(0, 600));
+  });
+  process.once('exit', () => warnings.length && process.stderr.write(`${script} warned:\n${warnings.join('\n')}\n`));
+  const port = await new Promise<number>((done, fail) => {
+    const timer = setTimeout(() => fail(new Error(`${script} did not listen within 10 minutes`)), 600_000);
+    child.stdout!.on('data', (chunk: string) => {
+      buffered += chunk;
+      for (const line of buffered.split('\n')) {
+        if (!line.includes('"listening"')) continue;
+        clearTimeout(timer);
+        done(Number((JSON.parse(line) as { port: number }).port));
+      }
+      buffered = buffered.slice(buffered.lastIndexOf('\n') + 1);
+    });
+    child.stderr!.resume();
+    child.once('exit', (code) => fail(new Error(`${script} exited (${String(code)})`)));
+  });
+  return { child, port, outDir };
+}
+
+const control = (counted: Counted, ...args: string[]) => execFileSync('callgrind_control', [...args, String(counted.child.pid)], { stdio: 'ignore' });
+
+/** Instructions run between now and `done`: instrumentation on, the phase, a dump, instrumentation off. */
+async function instructions(counted: Counted, phase: () => Promise<void>): Promise<{ ir: number; seconds: number }> {
+  control(counted, '-i', 'on');
+  control(counted, '-z');
+  const start = performance.now();
+  await phase();
+  const seconds = (performance.now() - start) / 1000;
+  control(counted, '-d');
+  control(counted, '-i', 'off');
+  const files = readdirSync(counted.outDir).filter((name) => /^cg\.out\.\d+$/.test(name));
+  const newest = files.sort((a, b) => Number(a.split('.').pop()) - Number(b.split('.').pop())).pop()!;
+  const totals = /^(?:summary|totals): (\d+)/m.exec(readFileSync(join(counted.outDir, newest), 'utf8'));
+  return { ir: Number(totals?.[1]), seconds };
+}
+
+function post(agent: Agent, port: number, path: string, body: string, headers: Record<string, string>): Promise<number> {
+  return new Promise((done, fail) => {
+    const req = request({ host: '127.0.0.1', port, path, method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...headers } }, (res) => {
+      res.resume();
+      res.on('end', () => done(res.statusCode ?? 0));
+    });
+    req.on('error', fail);
+    req.end(body);
+  });
+}
+
+/** Visitor i's n-th beat, as `heartbeats` sends it: its own IP, a new page every few beats. */
+function beat(agent: Agent, port: number, key: string, i: number, n: number): Promise<number> {
+  const page = Math.floor(n / NEW_PAGE_EVERY);
+  const body = JSON.stringify({ visitor_id: `bench-visitor-${i}`, url: `https://shop.example/products/${page}`, title: `Product ${page}`, referrer: 'https://www.google.com/' });
+  const ip = `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`;
+  return post(agent, port, `/widget/${key}/heartbeat`, body, { 'x-forwarded-for': ip, 'user-agent': UA, 'cf-ipcountry': 'DE' });
+}
+
+/** `count` requests, `IN_FLIGHT` at a time; answers other than 200 are counted (a node under callgrind can miss a database timeout). */
+let failed = 0;
+async function closedLoop(count: number, fire: (n: number) => Promise<number>): Promise<void> {
+  let sent = 0;
+  await Promise.all(
+    Array.from({ length: IN_FLIGHT }, async () => {
+      for (let n = sent++; n < count; n = sent++) if ((await fire(n)) !== 200) failed++;
+    }),
+  );
+}
+
+async function main(): Promise<void> {
+  const beats = Number(process.argv[2] ?? 2_000);
+  const result = await scoped(async () => {
+    const databaseUrl = await benchDatabase('beatinstr');
+    const env = { DATABASE_URL: databaseUrl, REDIS_URL, REDIS_PREFIX: benchRedisPrefix('beatinstr'), APP_KEY };
+    const ctx = await openContext(loadConfig({ ...env, LOG_LEVEL: 'silent' }), createLogger('silent'), { redis: false });
+    defer('close the bench context', () => closeContext(ctx));
+    const bot = await benchChatbot(ctx, 'Beat instructions');
+    const agent = new Agent({ keepAlive: true, maxSockets: IN_FLIGHT });
+    defer('close client sockets', () => agent.destroy());
+
+    const node = await underCallgrind(NODE_MAIN, childEnv({ ...env, NODE_ID: 'bi-n1', PORT: '0', LOG_LEVEL: 'info', ...SLOW_CLUSTER }));
+    for (let tries = 0; (await beat(agent, node.port, bot.publicKey, 0, 0)) !== 200; tries++) {
+      if (tries > 600) throw new Error('the node never answered a heartbeat');
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    const sent = new Array<number>(VISITORS).fill(1);
+    const next = (n: number) => {
+      const i = n % VISITORS;
+      return beat(agent, node.port, bot.publicKey, i, sent[i]!++);
+    };
+    await closedLoop(WARM_BEATS, next);
+    // The node settles (write-behind flushed, collections done), then what it runs with no request is counted.
+    await sleep(SETTLE_MS);
+    const idle = await instructions(node, () => sleep(IDLE_MS));
+    // The beats, and what they leave for later (the write-behind's flush, the collection of their garbage).
+    failed = 0;
+    const counted = await instructions(node, async () => {
+      await closedLoop(beats, next);
+      await sleep(SETTLE_MS);
+    });
+
+    const bare = await underCallgrind(BARE_MAIN, childEnv({}));
+    const bareAgent = new Agent({ keepAlive: true, maxSockets: IN_FLIGHT });
+    defer('close bare client sockets', () => bareAgent.destroy());
+    let bareSent = 0;
+    const bareNext = () => beat(bareAgent, bare.port, bot.publicKey, bareSent % VISITORS, bareSent++);
+    await closedLoop(WARM_BEATS, bareNext);
+    await sleep(SETTLE_MS);
+    const bareIdle = await instructions(bare, () => sleep(IDLE_MS));
+    const bareCounted = await instructions(bare, async () => {
+      await closedLoop(beats, bareNext);
+      await sleep(SETTLE_MS);
+    });
+    const beatsFailed = failed;
+    const perBeat = counted.ir / beats;
+    const idlePerS = idle.ir / idle.seconds;
+    const lessIdle = (counted.ir - idlePerS * counted.seconds) / beats;
+    const barePerPost = (bareCounted.ir - (bareIdle.ir / bareIdle.seconds) * bareCounted.seconds) / beats;
+    return {
+      beats,
+      instructions_per_beat: Math.round(perBeat),
+      instructions_per_beat_less_idle: Math.round(lessIdle),
+      idle_instructions_per_s: Math.round(idlePerS),
+      bare_post_instructions_less_idle: Math.round(barePerPost),
+      ratio_less_idle: Number((lessIdle / barePerPost).toFixed(2)),
+      seconds: Number(counted.seconds.toFixed(1)),
+      failed: beatsFailed,
+    };
+  });
+  process.stdout.write(`${JSON.stringify(result)}\n`);
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    process.stderr.write(`${String(error instanceof Error ? error.stack : error)}\n`);
+    process.exit(1);
+  },
+);
