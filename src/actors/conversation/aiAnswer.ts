@@ -21,7 +21,8 @@ import { routeNext } from './routing';
 import { startSlaClock } from './stateMoves';
 
 type Answered = Extract<VisitorMessageReply, { outcome: 'answered' | 'failed' }>;
-type Base = Omit<VisitorMessageReply, 'outcome' | 'answer' | 'note' | 'error'>;
+/** A visitor turn's reply before its outcome: the conversation's view and the visitor message's id. */
+export type Base = Omit<VisitorMessageReply, 'outcome' | 'answer' | 'note' | 'error'>;
 
 /**
  * The AI's part of a visitor turn, once the bot may answer: the handoff line when the visitor asked
@@ -48,7 +49,7 @@ export async function answerVisitor(
  * write, the deltas held until it committed and `meta` went out, and the reads begun early.
  */
 export interface Early {
-  /** The question's write and `meta`: resolves with the turn's base once both are done; rejects when the write failed. */
+  /** The question's write and `meta`: resolves with the turn's base once the write committed, `meta` went out and the gate opened; rejects when the write failed. */
   stored: Promise<Base>;
   /** Deltas wait here until `stored`; then they pass at once, in order. */
   gate: HeldDeltas;
@@ -116,6 +117,7 @@ async function streamAnswer(actor: ConversationActor, question: Message, base: B
     live.flush();
   }
   const stored = await base;
+  live.flush(); // deltas held until the question was stored went to agents after the call ended: all before the answer's line
   const answer = await storeAnswer(actor, question, reply);
   await startIdleClock(actor, answer.id);
   const recommended = await products;

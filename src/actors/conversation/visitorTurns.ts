@@ -12,7 +12,7 @@ import { Conversation, Message } from '../../models';
 import type { Turn } from '../runtime/behaviour';
 import type { ConversationActor } from './actor';
 import { refuseBlocked, refuseFlood } from './abuse';
-import { answerTo, answerVisitor, answerWhileStoring, HeldDeltas } from './aiAnswer';
+import { answerTo, answerVisitor, answerWhileStoring, HeldDeltas, type Base } from './aiAnswer';
 import type { NewLine } from './lineStatement';
 import { prepareReply, type PreparedReply } from '../../ai/reply';
 import type { ChatMessage } from '../../ai/providers/types';
@@ -120,7 +120,9 @@ async function storeWhileAnswering(
   const { question, writing } = storeAloneStarted(actor, input, id, recent);
   const aborting = new AbortController();
   const gate = new HeldDeltas();
-  const stored = writing.then(() => ({ ...actor.view(), visitorMessageId: id }));
+  // Settled below: once the write committed, `meta` went out and the held deltas passed (or when the write failed).
+  let settle!: { resolve: (base: Base) => void; reject: (error: unknown) => void };
+  const stored = new Promise<Base>((resolve, reject) => (settle = { resolve, reject }));
   stored.catch(() => undefined); // the answer awaits it only once the provider call ends; the write's error is handled below
   const answering = answerWhileStoring(actor, question, { signal: AbortSignal.any([turn.signal, aborting.signal]), emit: (chunk) => turn.emit(chunk) }, settings, {
     stored,
@@ -133,6 +135,7 @@ async function storeWhileAnswering(
   try {
     ({ announce } = await writing);
   } catch (error) {
+    settle.reject(error);
     aborting.abort(error);
     await answering.catch(() => undefined);
     throw error;
@@ -141,8 +144,10 @@ async function storeWhileAnswering(
   // Agents hear of the line before any of its answer (`message.delta` waits behind the gate).
   announce();
   gate.open();
+  settle.resolve({ ...actor.view(), visitorMessageId: id });
   return answering;
 }
+
 /** The visitor asks for a person: the AI goes quiet, the wait starts, an SLA check is set for the target. */
 export async function requestHandoff(actor: ConversationActor, owner: Owner): Promise<ConversationView> {
   const conversation = unblocked(actor, owner);
