@@ -1,12 +1,13 @@
 import type { ProviderSlug } from '../../config/providers';
 import { matchedWords } from '../domain/knowledge/matches';
+import type { Passage } from '../domain/knowledge/retrieve';
 import { retrieveByMeaning } from '../domain/knowledge/meaning';
 import type { Chatbot } from '../models';
 import { resolveEndpoint, type EndpointDeps } from './endpoint';
 import { EXTRACTIVE_PASSAGES, extractiveAnswer } from './extractive';
 import { buildPrompt, sourcesOf, type ReplySource } from './prompt';
 import { chat } from './providers';
-import type { ChatMessage, ChatOptions, Completion } from './providers/types';
+import type { ChatMessage, ChatOptions, Completion, ProviderEndpoint } from './providers/types';
 
 export interface ReplyInput extends ChatOptions {
   chatbot: Chatbot;
@@ -15,6 +16,14 @@ export interface ReplyInput extends ChatOptions {
   history: ChatMessage[] | Promise<ChatMessage[]>;
   /** The visitor's language tag, when the widget told it. */
   language?: string | null;
+  /** The endpoint and passages, when the caller started reading them earlier (`prepareReply`). */
+  prepared?: Promise<PreparedReply>;
+}
+
+/** What a reply needs before its provider call, besides the conversation: where the call goes, and the knowledge it draws on. */
+export interface PreparedReply {
+  endpoint: ProviderEndpoint | null;
+  passages: Passage[];
 }
 
 export interface GeneratedReply extends Completion {
@@ -35,12 +44,7 @@ const PASSAGES = 5;
 export async function generateReply(deps: EndpointDeps, input: ReplyInput): Promise<GeneratedReply> {
   const { chatbot, question, language, signal, onDelta } = input;
   // Independent reads, side by side: the time before the provider call is the visitor's wait for the first token.
-  const resolving = resolveEndpoint(deps, chatbot.companyId, chatbot.provider);
-  const [endpoint, passages, history] = await Promise.all([
-    resolving,
-    resolving.then((resolved) => retrieveByMeaning(deps, resolved, chatbot.id, question, PASSAGES)),
-    input.history,
-  ]);
+  const [{ endpoint, passages }, history] = await Promise.all([input.prepared ?? prepareReply(deps, chatbot, question), input.history]);
   if (!endpoint) {
     const matched = await matchedWords(chatbot.id, question, passages.slice(0, EXTRACTIVE_PASSAGES));
     const { used, ...answer } = await extractiveAnswer(question, passages, { signal, onDelta }, matched);
@@ -49,4 +53,14 @@ export async function generateReply(deps: EndpointDeps, input: ReplyInput): Prom
   const { request, sources } = buildPrompt({ chatbot, passages, history, question, language });
   const completion = await chat(endpoint, request, { signal, onDelta });
   return { ...completion, provider: chatbot.provider, sources };
+}
+
+/**
+ * The reads before a reply's provider call that depend only on the chatbot and the question: the
+ * workspace's key (or the platform's) and the passages retrieved with it. A turn may start them
+ * before it knows the AI will answer (they write nothing), so they run beside its own reads.
+ */
+export async function prepareReply(deps: EndpointDeps, chatbot: Chatbot, question: string): Promise<PreparedReply> {
+  const endpoint = await resolveEndpoint(deps, chatbot.companyId, chatbot.provider);
+  return { endpoint, passages: await retrieveByMeaning(deps, endpoint, chatbot.id, question, PASSAGES) };
 }

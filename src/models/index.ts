@@ -108,6 +108,8 @@ export function initModels(sequelize: Sequelize): void {
 
   announceSettingsWrites(Chatbot);
   announceSettingsWrites(Company);
+  // A workspace's provider keys are remembered beside its settings (src/ai/endpoint.ts).
+  announceSettingsWrites(ProviderKey);
 
   Company.hasMany(User, { as: 'users', foreignKey: 'companyId' });
   User.belongsTo(Company, { as: 'company', foreignKey: 'companyId' });

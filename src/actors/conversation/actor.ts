@@ -56,11 +56,12 @@ export class ConversationActor {
   /**
    * The chatbot's settings and the workspace's routing settings, both as stored now, in one query
    * (none while nothing changed): a visitor's turn needs both (business hours decide whether the AI
-   * answers) and is the hot path.
+   * answers) and is the hot path. `epochRead`: the settings epoch the request's route read (the
+   * stream route's chatbot), checked instead of reading it again.
    */
-  async settingsWithRouting(): Promise<{ settings: Branding; routing: RoutingSettings }> {
+  async settingsWithRouting(epochRead?: string): Promise<{ settings: Branding; routing: RoutingSettings }> {
     const chatbot = this.loaded();
-    const stored = await storedSettingsOf(this.deps.ctx, chatbot.id);
+    const stored = await storedSettingsOf(this.deps.ctx, chatbot.id, epochRead);
     return { settings: settingsOf(stored ?? chatbot), routing: routingOf(stored?.company ?? chatbot.company) };
   }
 

@@ -1,5 +1,6 @@
 import { UniqueConstraintError } from 'sequelize';
-import { generateReply, type GeneratedReply } from '../../ai/reply';
+import { generateReply, type GeneratedReply, type PreparedReply } from '../../ai/reply';
+import type { ChatMessage } from '../../ai/providers/types';
 import { ProviderError } from '../../ai/providers';
 import type { Branding } from '../../domain/chatbots/branding';
 import { asksForHuman, HANDOFF_MODEL, handoffLine } from '../../domain/conversations/escalation';
@@ -20,7 +21,8 @@ import { routeNext } from './routing';
 import { startSlaClock } from './stateMoves';
 
 type Answered = Extract<VisitorMessageReply, { outcome: 'answered' | 'failed' }>;
-type Base = Omit<VisitorMessageReply, 'outcome' | 'answer' | 'note' | 'error'>;
+/** A visitor turn's reply before its outcome: the conversation's view and the visitor message's id. */
+export type Base = Omit<VisitorMessageReply, 'outcome' | 'answer' | 'note' | 'error'>;
 
 /**
  * The AI's part of a visitor turn, once the bot may answer: the handoff line when the visitor asked
@@ -32,14 +34,56 @@ export async function answerVisitor(
   question: Message,
   base: Base,
   turn: Turn<VisitorChunk>,
-  { recommend_mode: mode }: Branding,
+  settings: Branding,
 ): Promise<Answered> {
-  const conversation = actor.conversation();
   if (asksForHuman(question.content)) {
     const answer = await escalateToHuman(actor, question);
     turn.emit({ event: 'delta', data: { delta: answer.content } });
     return { ...base, ...actor.view(), outcome: 'answered', answer };
   }
+  return streamAnswer(actor, question, base, turn, settings);
+}
+
+/**
+ * How an answer may start before its question is stored (`answerWhileStoring`): the question's
+ * write, the deltas held until it committed and `meta` went out, and the reads begun early.
+ */
+export interface Early {
+  /** The question's write and `meta`: resolves with the turn's base once the write committed, `meta` went out and the gate opened; rejects when the write failed. */
+  stored: Promise<Base>;
+  /** Deltas wait here until `stored`; then they pass at once, in order. */
+  gate: HeldDeltas;
+  history: ChatMessage[];
+  prepared?: Promise<PreparedReply>;
+  /** The visitor's language tag as the write leaves it. */
+  language: string | null;
+}
+
+/** An answer's deltas, held while its question is still being written. */
+export class HeldDeltas {
+  private held: Array<() => void> | undefined = [];
+
+  pass(send: () => void): void {
+    if (this.held) this.held.push(send);
+    else send();
+  }
+
+  /** The question is stored and `meta` sent: what waited goes out, and the rest as it comes. */
+  open(): void {
+    const held = this.held ?? [];
+    this.held = undefined;
+    for (const send of held) send();
+  }
+}
+
+/**
+ * A reply streamed from the model (to the caller, and batched to agents watching) and stored as the
+ * answer to `question`. With `early`, the provider call runs while the question is written: nothing
+ * reaches the caller or agents before that write committed, and a failed write fails the turn as
+ * before the call began (the caller aborts the call); only a stored question is ever answered.
+ */
+async function streamAnswer(actor: ConversationActor, question: Message, base: Base | Promise<Base>, turn: Turn<VisitorChunk>, { recommend_mode: mode }: Branding, early?: Early): Promise<Answered> {
+  const conversation = actor.conversation();
 
   // Looked up beside the answer, so a connected store costs the visitor no extra wait in the usual case.
   const products = recommendsFor(mode, question.content) ? recommendProducts(actor.deps.ctx, conversation.companyId, question.content) : Promise.resolve([]);
@@ -50,30 +94,44 @@ export async function answerVisitor(
   // Only agents with the conversation open receive `message.delta`: with nobody watching, nothing is published.
   const watched = actor.deps.watched;
   const watching = new WatchGate(watched && (() => watched(conversation.publicId)));
+  const send = (delta: string) => {
+    turn.emit({ event: 'delta', data: { delta } });
+    if (watching.open) live.push(delta);
+  };
   try {
     reply = await generateReply(actor.deps.ctx, {
       chatbot: await actor.chatbot(),
       question: question.content,
-      history: historyBefore(conversation.id, question.id),
-      language: conversation.locale,
+      history: early?.history ?? historyBefore(conversation.id, question.id),
+      language: early ? early.language : conversation.locale,
+      prepared: early?.prepared,
       signal: turn.signal,
-      onDelta: (delta) => {
-        turn.emit({ event: 'delta', data: { delta } });
-        if (watching.open) live.push(delta);
-      },
+      onDelta: early ? (delta) => early.gate.pass(() => send(delta)) : send,
     });
   } catch (error) {
+    // A question whose write failed is not answered, nor reported failed: the write's error is the turn's.
+    const stored = await base;
     if (!(error instanceof ProviderError)) throw error;
-    return { ...base, outcome: 'failed', error: { status: error.status, code: error.code, message: error.message } };
+    return { ...stored, outcome: 'failed', error: { status: error.status, code: error.code, message: error.message } };
   } finally {
     live.flush();
   }
+  const stored = await base;
+  live.flush(); // deltas held until the question was stored went to agents after the call ended: all before the answer's line
   const answer = await storeAnswer(actor, question, reply);
   await startIdleClock(actor, answer.id);
   const recommended = await products;
   if (recommended.length) turn.emit({ event: 'recommendations', data: { products: recommended } });
-  return { ...base, outcome: 'answered', answer };
+  return { ...stored, outcome: 'answered', answer };
 }
+
+/**
+ * The answer to a question still being written (`early.stored`): the provider call starts now. The
+ * caller has checked everything that decides whether the AI answers (the conversation is the bot's,
+ * business hours, not a request for a person), none of which the question's write changes.
+ */
+export const answerWhileStoring = (actor: ConversationActor, question: Message, turn: Turn<VisitorChunk>, settings: Branding, early: Early): Promise<Answered> =>
+  streamAnswer(actor, question, early.stored, turn, settings, early);
 
 /** The stored answer to a visitor message, if it has one (a retried message may). */
 export async function answerTo(messageId: number): Promise<StoredAnswer | undefined> {

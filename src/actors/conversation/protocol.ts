@@ -31,6 +31,11 @@ export interface VisitorMessageInput {
   identity?: VisitorIdentity;
   /** The IANA zone the widget reported (one the server knows). */
   timezone?: string;
+  /**
+   * The cluster's settings epoch the route read for this request (its chatbot), so the turn checks
+   * its remembered settings against it without reading it again (src/domain/chatbots/settingsCache.ts).
+   */
+  settingsEpoch?: string;
 }
 
 /** What a streaming caller (the widget's SSE) receives before the reply settles. */

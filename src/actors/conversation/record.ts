@@ -166,11 +166,18 @@ export class ConversationRecord {
    * A line added alone, with the columns it changes (no event rows, no other line): the same rows,
    * realtime event and outbox event as `write` with `addLine`, in one fenced statement (see
    * lineStatement.ts) instead of a transaction of six round trips and model instances. The hot path
-   * of a visitor's follow-up message; the caller leaves anything more to `write`.
+   * of a visitor's follow-up message; the caller leaves anything more to `write`. The events
+   * (realtime `message.created`, the webhook deliveries' start) go out when the caller calls
+   * `announce`, once it has told its own caller the line is stored: a visitor's `meta` goes first.
+   * `message`: the line's model instance, when the caller built it already.
    */
-  async addLineAlone(line: NewLine, unread: Unread, changes: Partial<InferAttributes<Conversation>>): Promise<Message> {
+  async storeLineAlone(
+    line: NewLine,
+    unread: Unread,
+    changes: Partial<InferAttributes<Conversation>>,
+    message = Message.build(line, { isNewRecord: false, raw: true }),
+  ): Promise<{ message: Message; announce: () => void }> {
     const conversation = this.row!;
-    const message = Message.build(line, { isNewRecord: false, raw: true });
     const seq = Number(conversation.seq) + 1;
     const columns = {
       ...changedColumns(conversation, { ...changes, ...lineColumns(conversation.get(), message, unread) }),
@@ -182,14 +189,16 @@ export class ConversationRecord {
     const { webhooks } = await fencedStatement<{ webhooks: Array<number | string> }>(Conversation.sequelize!, this.env.shard, this.env.epoch, lineStatement(line, conversation.id, columns, event));
     // As a reload would leave it: the row as written, nothing pending.
     conversation.set(columns, { raw: true });
-    const payload = presentMessageEvent(message, conversation.publicId);
-    for (const channel of conversationChannels(conversation)) this.realtime.emit(channel, 'message.created', payload, seq);
-    startDeliveries(
-      this.outbox.jobs,
-      webhooks.map((webhookId) => ({ webhookId: Number(webhookId), conversationId: Number(conversation.id) })),
-      (error) => this.outbox.logger.warn({ err: error }, 'webhook delivery not started; the sweep will start it'),
-    );
-    return message;
+    const announce = () => {
+      const payload = presentMessageEvent(message, conversation.publicId);
+      for (const channel of conversationChannels(conversation)) this.realtime.emit(channel, 'message.created', payload, seq);
+      startDeliveries(
+        this.outbox.jobs,
+        webhooks.map((webhookId) => ({ webhookId: Number(webhookId), conversationId: Number(conversation.id) })),
+        (error) => this.outbox.logger.warn({ err: error }, 'webhook delivery not started; the sweep will start it'),
+      );
+    };
+    return { message, announce };
   }
 
   /** The visitor's other open conversation with this chatbot, which this write would have duplicated. */

@@ -1,6 +1,6 @@
 import type { Branding } from '../../domain/chatbots/branding';
 import { verifiedDetails, visitorMayWrite, type VisitorClaim } from '../../domain/conversations/identity';
-import { visitorLanguage } from '../../domain/conversations/language';
+import { languageWith, visitorLanguage } from '../../domain/conversations/language';
 import { saveLeadFromMessage } from '../../domain/leads/saveLead';
 import { visitorBlocked, type RecentLine } from '../../domain/conversations/abuse';
 import { contactIn } from '../../domain/leads/capturedContact';
@@ -12,7 +12,12 @@ import { Conversation, Message } from '../../models';
 import type { Turn } from '../runtime/behaviour';
 import type { ConversationActor } from './actor';
 import { refuseBlocked, refuseFlood } from './abuse';
-import { answerTo, answerVisitor } from './aiAnswer';
+import { answerTo, answerVisitor, answerWhileStoring, HeldDeltas, type Base } from './aiAnswer';
+import type { NewLine } from './lineStatement';
+import { prepareReply, type PreparedReply } from '../../ai/reply';
+import type { ChatMessage } from '../../ai/providers/types';
+import { asksForHuman } from '../../domain/conversations/escalation';
+import type { RoutingSettings } from '../../domain/routing/settings';
 import { aiHadLastWord } from './idleClose';
 import type { ConversationView, VisitorChunk, VisitorDetails, VisitorMessageInput, VisitorMessageReply } from './protocol';
 import { routeNext } from './routing';
@@ -38,8 +43,17 @@ export async function visitorMessage(actor: ConversationActor, input: VisitorMes
   const bot = await actor.chatbot(input.chatbotId);
   await refuseBlocked(existing, { companyId: bot.companyId, chatbotId: bot.id, visitorKey: input.visitorKey });
 
-  // One read: the retry by client id, the newest visitor lines (the flood rule and, below, the language sample), the new line's id.
-  const read = existing ? await readForTurn(existing.id, input.clientId, storedAlone(existing, input)) : undefined;
+  // Read once for the whole turn, beside the turn's own read: the flags are read fresh per turn, so an operator's change applies from the next message.
+  const settingsRead = actor.settingsWithRouting(input.settingsEpoch);
+  settingsRead.catch(() => undefined); // awaited below, unless the turn is refused first
+  const alone = !!existing && storedAlone(existing, input);
+  // A follow-up the AI will answer (as the conversation in memory says: the write below changes none of that) starts its answer's reads now.
+  const early = alone && moves.aiMayAnswer(existing) && !asksForHuman(input.text);
+  const preparing = early ? settingsRead.then(({ routing }) => (answersNow(routing) ? prepareReply(actor.deps.ctx, bot, input.text) : undefined)) : undefined;
+  preparing?.catch(() => undefined); // a turn refused below never waits for it
+
+  // One read: the retry by client id, the newest visitor lines (the flood rule and, below, the language sample), the new line's id, the answer's history.
+  const read = existing ? await readForTurn(existing.id, input.clientId, alone, early) : undefined;
   const retried = read?.retriedId ? await Message.findByPk(read.retriedId) : null;
   const recent = read && !retried ? read.recent : undefined;
   if (existing && recent) await refuseFlood(actor, existing, recent);
@@ -47,8 +61,11 @@ export async function visitorMessage(actor: ConversationActor, input: VisitorMes
   // (or is asked for) the conversation. A new or closed conversation is the AI's, so it is checked.
   const aiWillAnswer = !existing || existing.status === 'closed' || moves.aiMayAnswer(existing);
   if (!retried && aiWillAnswer) await assertAllowance(bot.company);
-  // Read once for the whole turn: the flags are read fresh per turn, so an operator's change applies from the next message.
-  const { settings, routing } = await actor.settingsWithRouting();
+  const { settings, routing } = await settingsRead;
+  if (!retried && read?.nextId && read.history && answersNow(routing)) {
+    const prepared = (preparing ?? Promise.resolve(undefined)).then((ready) => ready ?? prepareReply(actor.deps.ctx, bot, input.text));
+    return storeWhileAnswering(actor, input, read.nextId, read.recent, read.history, settings, turn, prepared);
+  }
   const stored = retried ?? (read?.nextId ? await storeAlone(actor, input, read.nextId, read.recent) : await store(actor, input, settings, recent));
   const conversation = actor.conversation();
   if (!retried) {
@@ -56,7 +73,7 @@ export async function visitorMessage(actor: ConversationActor, input: VisitorMes
     // While the AI answers, the visitor is looked after; once a person holds or is awaited, agents hear of each message.
     if (!moves.aiMayAnswer(conversation)) actor.push('visitor_message', Number(stored.id), stored.content);
   }
-  turn.emit({ event: 'meta', data: { conversation_id: conversation.publicId, visitor_message_id: Number(stored.id), status: conversation.status } });
+  turn.emit({ event: 'meta', data: metaOf(conversation, stored) });
   const base = { ...actor.view(), visitorMessageId: Number(stored.id) };
 
   // Only a retried message can have an answer already; one stored just now cannot.
@@ -69,8 +86,66 @@ export async function visitorMessage(actor: ConversationActor, input: VisitorMes
     return { ...base, outcome: 'held', note: conversation.handoffState === 'handoff_pending' ? WAITING_NOTE : HELD_NOTE };
   }
   // Outside business hours without `ai_after_hours` the AI stays silent too: the visitor is told the workspace's offline message.
-  if (!routing.ai_after_hours && !isOpen(routing)) return { ...base, outcome: 'held', note: routing.offline_message };
+  if (!answersNow(routing)) return { ...base, outcome: 'held', note: routing.offline_message };
   return answerVisitor(actor, stored, base, turn, settings);
+}
+
+/** Outside business hours without `ai_after_hours` the AI stays silent. */
+const answersNow = (routing: RoutingSettings): boolean => routing.ai_after_hours || isOpen(routing);
+
+const metaOf = (conversation: Conversation, stored: Message) => ({ conversation_id: conversation.publicId, visitor_message_id: Number(stored.id), status: conversation.status });
+
+/**
+ * A follow-up the AI answers (checked by the caller, `early`), stored by one statement while the
+ * provider is already asked: the provider call does not wait for the write's round trip and commit.
+ * What the caller sees is what the sequential path sends: `meta` once the write committed, then the
+ * deltas (held until then), and nothing but the write's error when it fails (stale epoch, database):
+ * the provider call is then aborted and its answer dropped, so an answer is only ever given to a
+ * stored message. The turn runs alone in its actor (a takeover or any other message to this
+ * conversation waits for it), so nothing between the read and the write can change whether the AI
+ * answers; a new owner of the shard fences the write off, and then nothing is sent.
+ */
+async function storeWhileAnswering(
+  actor: ConversationActor,
+  input: VisitorMessageInput,
+  id: number,
+  recent: readonly RecentLine[],
+  history: ChatMessage[],
+  settings: Branding,
+  turn: Turn<VisitorChunk>,
+  prepared: Promise<PreparedReply>,
+): Promise<VisitorMessageReply> {
+  const conversation = actor.conversation();
+  const language = input.locale || conversation.locale;
+  const { question, writing } = storeAloneStarted(actor, input, id, recent);
+  const aborting = new AbortController();
+  const gate = new HeldDeltas();
+  // Settled below: once the write committed, `meta` went out and the held deltas passed (or when the write failed).
+  let settle!: { resolve: (base: Base) => void; reject: (error: unknown) => void };
+  const stored = new Promise<Base>((resolve, reject) => (settle = { resolve, reject }));
+  stored.catch(() => undefined); // the answer awaits it only once the provider call ends; the write's error is handled below
+  const answering = answerWhileStoring(actor, question, { signal: AbortSignal.any([turn.signal, aborting.signal]), emit: (chunk) => turn.emit(chunk) }, settings, {
+    stored,
+    gate,
+    history,
+    prepared,
+    language,
+  });
+  let announce: () => void;
+  try {
+    ({ announce } = await writing);
+  } catch (error) {
+    settle.reject(error);
+    aborting.abort(error);
+    await answering.catch(() => undefined);
+    throw error;
+  }
+  turn.emit({ event: 'meta', data: metaOf(actor.conversation(), question) });
+  // Agents hear of the line before any of its answer (`message.delta` waits behind the gate).
+  announce();
+  gate.open();
+  settle.resolve({ ...actor.view(), visitorMessageId: id });
+  return answering;
 }
 
 /** The visitor asks for a person: the AI goes quiet, the wait starts, an SLA check is set for the target. */
@@ -175,10 +250,18 @@ function storedAlone(conversation: Conversation, input: VisitorMessageInput): bo
 
 /** `store` for a message `storedAlone` allows: the same columns, line, realtime and outbox events, in one fenced statement. */
 async function storeAlone(actor: ConversationActor, input: VisitorMessageInput, id: number, recent: readonly RecentLine[]): Promise<Message> {
+  const { message, announce } = await storeAloneStarted(actor, input, id, recent).writing;
+  announce();
+  return message;
+}
+
+/** `storeAlone`, with the line it writes known before the write answers, and its events left to the caller (`announce`). */
+function storeAloneStarted(actor: ConversationActor, input: VisitorMessageInput, id: number, recent: readonly RecentLine[]): { question: Message; writing: Promise<{ message: Message; announce: () => void }> } {
   const conversation = actor.conversation();
-  const language = await visitorLanguage(conversation, input.text, undefined, recent);
-  const line = { id, companyId: conversation.companyId, conversationId: conversation.id, role: 'visitor' as const, content: input.text, clientId: input.clientId ?? null, createdAt: new Date() };
-  return actor.record.addLineAlone(line, 'add', { ...visitorColumns(conversation, input), ...(language && { detectedLanguage: language }) });
+  const language = languageWith(conversation, input.text, recent);
+  const line: NewLine = { id, companyId: conversation.companyId, conversationId: conversation.id, role: 'visitor', content: input.text, clientId: input.clientId ?? null, createdAt: new Date() };
+  const question = Message.build(line, { isNewRecord: false, raw: true });
+  return { question, writing: actor.record.storeLineAlone(line, 'add', { ...visitorColumns(conversation, input), ...(language && { detectedLanguage: language }) }, question) };
 }
 
 /**

@@ -1,10 +1,16 @@
-import type { AppContext } from '../../context';
+import type { Redis } from 'ioredis';
 import { localSettingsEpoch, settingsEpochKey } from '../../db/settingsEpoch';
 
 /** A safety net for writes that bypass the models (a hand-run SQL update): no copy is older than this. */
 const MAX_AGE_MS = 30_000;
 /** Past this many keys a cache starts over: made-up keys must not grow memory. */
 const MAX_ENTRIES = 10_000;
+
+/** What a cache reads the epoch with: the process's Redis (none in single-node mode) and its deployment's key prefix. */
+export interface EpochSource {
+  redis?: Redis;
+  config: { redisPrefix: string };
+}
 
 interface Entry<V> {
   value: Promise<V>;
@@ -26,16 +32,31 @@ export class SettingsCache<K, V> {
 
   constructor(private readonly load: (key: K) => Promise<V>) {}
 
-  async get(ctx: Pick<AppContext, 'redis' | 'config'>, key: K): Promise<V> {
+  async get(ctx: EpochSource, key: K, epochRead?: string): Promise<V> {
+    return (await this.read(ctx, key, epochRead)).value;
+  }
+
+  /**
+   * `get`, with the cluster's settings epoch it was checked against (undefined when none was read), so
+   * a later step of the same request may check its own copies against it instead of reading it again
+   * (`epochRead`): what it read then is what a request starting then would have read.
+   */
+  async read(ctx: EpochSource, key: K, epochRead?: string): Promise<{ value: V; epoch: string | undefined }> {
     const { redis } = ctx;
-    if (!redis) return this.load(key);
+    if (!redis) return { value: await this.load(key), epoch: undefined };
     // Read before loading: a write racing the load leaves this copy with the older epoch, so it is not trusted again.
     const local = localSettingsEpoch();
-    const epoch = await redis.get(settingsEpochKey(ctx.config.redisPrefix)).then(
-      (value) => value ?? '0',
-      () => undefined,
-    );
-    if (epoch === undefined) return this.load(key);
+    const epoch =
+      epochRead ??
+      (await redis.get(settingsEpochKey(ctx.config.redisPrefix)).then(
+        (value) => value ?? '0',
+        () => undefined,
+      ));
+    if (epoch === undefined) return { value: await this.load(key), epoch };
+    return { value: await this.remembered(key, epoch, local), epoch };
+  }
+
+  private remembered(key: K, epoch: string, local: number): Promise<V> {
     const now = Date.now();
     const hit = this.entries.get(key);
     if (hit && hit.epoch === epoch && hit.local === local && local === localSettingsEpoch() && now - hit.at < MAX_AGE_MS) return hit.value;

@@ -51,7 +51,15 @@ export async function visitorLanguage(
   earlierNewestFirst?: readonly { tail: string }[],
 ): Promise<string | null> {
   const wanted = latest.length < LANGUAGE_SAMPLE_CHARS && conversation.messageCount;
-  const earlier = !wanted ? [] : earlierNewestFirst ? earlierNewestFirst.slice(0, EARLIER_MESSAGES).map((line) => line.tail).reverse() : await earlierVisitorText(conversation.id, transaction);
+  if (wanted && earlierNewestFirst) return languageWith(conversation, latest, earlierNewestFirst);
+  const earlier = wanted ? await earlierVisitorText(conversation.id, transaction) : [];
+  return detectLanguage([...earlier, latest].join('\n'));
+}
+
+/** `visitorLanguage` when the caller has the earlier visitor lines (newest first): no read, so no wait. */
+export function languageWith(conversation: { messageCount?: number }, latest: string, earlierNewestFirst: readonly { tail: string }[]): string | null {
+  const wanted = latest.length < LANGUAGE_SAMPLE_CHARS && conversation.messageCount;
+  const earlier = wanted ? earlierNewestFirst.slice(0, EARLIER_MESSAGES).map((line) => line.tail).reverse() : [];
   return detectLanguage([...earlier, latest].join('\n'));
 }
 

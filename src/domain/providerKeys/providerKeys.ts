@@ -1,4 +1,5 @@
 import { PROVIDER_SLUGS, type ProviderSlug } from '../../../config/providers';
+import { settingsWritten } from '../../db/settingsEpoch';
 import { ProviderKey } from '../../models';
 import type { SecretBox } from '../../security/encryption';
 
@@ -23,6 +24,8 @@ export async function saveProviderKey(companyId: number, provider: ProviderSlug,
      ON CONFLICT (company_id, provider) DO UPDATE SET key_encrypted = EXCLUDED.key_encrypted, last_four = EXCLUDED.last_four, updated_at = now()`,
     { replacements: { companyId, provider, sealed: secrets.seal(key), lastFour } },
   );
+  // Every node remembers keys while the settings epoch stands (src/ai/endpoint.ts): this write moves it.
+  await settingsWritten();
   return { provider, lastFour };
 }
 

@@ -3,7 +3,7 @@ import type { Response } from 'express';
 import { ANSWER_TIMEOUT_MS } from '../../actors/conversation/behaviour';
 import type { VisitorChunk, VisitorMessageInput, VisitorMessageReply } from '../../actors/conversation/protocol';
 import type { ActorStream, StreamChunk } from '../../actors/runtime/stream';
-import { widgetChatbotOf } from '../../domain/chatbots/cachedChatbots';
+import { widgetChatbotRead } from '../../domain/chatbots/cachedChatbots';
 import { prechatOf } from '../../domain/chatbots/prechat';
 import { verifyIdentity } from '../../domain/conversations/identity';
 import { inOpenConversation } from '../../domain/conversations/openConversation';
@@ -44,7 +44,7 @@ export const streamEndpoints = [
       503: 'The conversation is moving between servers (`actor_unavailable`); retry after `Retry-After`.',
     },
     handler: async ({ ctx, actors, body: parseBody }, req, res) => {
-      const chatbot = await widgetChatbotOf(ctx, req.params.key);
+      const { value: chatbot, epoch: settingsEpoch } = await widgetChatbotRead(ctx, req.params.key);
       const body = parseBody();
       const identity = body.identity ? verifyIdentity(body.identity, ctx.secrets.open(chatbot.identitySecretEncrypted)) : undefined;
       if (!identity && prechatOf(chatbot).identityRequired) throw validationFailed({ identity: ['This chatbot needs a signed-in visitor (an identity token).'] });
@@ -62,6 +62,7 @@ export const streamEndpoints = [
         visitor,
         identity: identity && { ...identity },
         timezone: body.timezone,
+        settingsEpoch,
       };
       // Without a conversation id the message starts one, unless the visitor has one open: it goes there.
       const opened = await inOpenConversation(body.conversation_id ?? randomUUID(), (id, retry) =>

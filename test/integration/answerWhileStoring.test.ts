@@ -1,0 +1,97 @@
+import { strict as assert } from 'node:assert';
+import { Op } from 'sequelize';
+import { shardOf } from '../../src/actors/cluster/shards';
+import { Conversation, Message, UsageRecord } from '../../src/models';
+import { fakeLlm, server } from '../support/hooks';
+import { ask, newVisitor, widgetTenant } from '../support/widget';
+
+// A follow-up the AI answers is stored by one statement while its provider call already runs
+// (src/actors/conversation/visitorTurns.ts, `storeWhileAnswering`). What the visitor sees must be what
+// the sequential path sent: `meta` first, deltas after it, and a message stored and answered once.
+
+const REPLY = 'Parcels leave our warehouse within two working days.';
+
+describe('a follow-up answered while it is stored', () => {
+  beforeEach(() => fakeLlm().reset());
+  afterEach(() => fakeLlm().reset());
+
+  it('sends meta before any delta, stores the message before its answer, and gives the model the history', async () => {
+    const tenant = await widgetTenant();
+    fakeLlm().script({ reply: REPLY, usage: { in: 10, out: 5 } });
+    const visitor = newVisitor();
+    const first = await ask(tenant, { visitor_id: visitor, message: 'Do you ship to Norway?' });
+    const conversationId = first.events[0]!.data.conversation_id;
+    const reply = await ask(tenant, { visitor_id: visitor, conversation_id: conversationId, message: 'And how long does it take?', locale: 'de' });
+
+    assert.equal(reply.status, 200);
+    const names = reply.events.map((e) => e.event);
+    assert.deepEqual([names[0], names.at(-1)], ['meta', 'done']);
+    assert.ok(names.slice(1, -1).every((n) => n === 'delta'), names.join(','));
+    assert.equal(reply.events.slice(1, -1).map((e) => e.data.delta).join(''), REPLY);
+    const conversation = await Conversation.findOne({ where: { publicId: conversationId } });
+    const messages = await Message.findAll({ where: { conversationId: conversation!.id }, order: [['id', 'ASC']] });
+    assert.deepEqual(messages.map((m) => [m.role, m.content]), [
+      ['visitor', 'Do you ship to Norway?'],
+      ['assistant', REPLY],
+      ['visitor', 'And how long does it take?'],
+      ['assistant', REPLY],
+    ]);
+    assert.equal(Number(messages[2]!.id), reply.events[0]!.data.visitor_message_id);
+    assert.equal(Number(messages[3]!.replyToId), reply.events[0]!.data.visitor_message_id);
+    assert.equal(reply.events.at(-1)!.data.message_id, Number(messages[3]!.id));
+    assert.equal(conversation!.messageCount, 4);
+    assert.equal(conversation!.locale, 'de');
+    const asked = JSON.stringify(fakeLlm().requests.at(-1)!.body);
+    assert.match(asked, /Do you ship to Norway\?/, 'the earlier turns are in the prompt');
+    assert.match(asked, /And how long does it take\?/);
+    assert.match(asked, /German/, 'the locale this message set is the one the model is told');
+    assert.equal(await UsageRecord.count({ where: { conversationId: conversation!.id } }), 2);
+  });
+
+  it('ends a follow-up with error provider_unreachable after meta when the provider fails, keeping the message', async () => {
+    const tenant = await widgetTenant();
+    fakeLlm().script({ reply: REPLY });
+    const visitor = newVisitor();
+    const first = await ask(tenant, { visitor_id: visitor, message: 'Hello there' });
+    const conversationId = first.events[0]!.data.conversation_id;
+    fakeLlm().script({ fail: { status: 500 } });
+    const reply = await ask(tenant, { visitor_id: visitor, conversation_id: conversationId, message: 'Anyone there?' });
+    assert.deepEqual(reply.events.map((e) => e.event), ['meta', 'error']);
+    assert.equal(reply.events[1]!.data.code, 'provider_unreachable');
+    const stored = await Message.findOne({ where: { id: reply.events[0]!.data.visitor_message_id } });
+    assert.equal(stored?.content, 'Anyone there?');
+    assert.equal(await Message.count({ where: { replyToId: stored!.id } }), 0);
+  });
+
+  it('a write fenced off by a new owner of the shard: never a delta without its stored message, never an answer twice', async () => {
+    const tenant = await widgetTenant();
+    fakeLlm().script({ reply: REPLY });
+    const visitor = newVisitor();
+    const first = await ask(tenant, { visitor_id: visitor, message: 'Hello there' });
+    const conversationId: string = first.events[0]!.data.conversation_id;
+    // Another node took the shard over (its epoch moved on) while this node still serves it: the
+    // follow-up's read succeeds, its fenced write does not, while the provider is already asked.
+    fakeLlm().script({ reply: REPLY, delayMs: 50 });
+    await server().ctx.db.sequelize.query('UPDATE shard_fences SET epoch = epoch + 1 WHERE shard = $1', { bind: [shardOf('conversation', conversationId)] });
+    const text = 'Is my parcel on its way?';
+    const reply = await ask(tenant, { visitor_id: visitor, conversation_id: conversationId, message: text });
+
+    const conversation = await Conversation.findOne({ where: { publicId: conversationId } });
+    const copies = await Message.findAll({ where: { conversationId: conversation!.id, content: text } });
+    assert.ok(copies.length <= 1, 'stored at most once');
+    const answers = copies.length ? await Message.count({ where: { replyToId: { [Op.in]: copies.map((m) => m.id) } } }) : 0;
+    assert.ok(answers <= 1, 'answered at most once');
+    if (reply.status === 200) {
+      // The runtime moved the turn on to the shard's new epoch: an ordinary answer.
+      assert.equal(reply.events[0]!.event, 'meta');
+      assert.equal(reply.events[0]!.data.visitor_message_id, Number(copies[0]!.id));
+      assert.equal(reply.events.at(-1)!.event, 'done');
+      assert.equal(answers, 1);
+    } else {
+      // Refused before anything streamed (a JSON error): nothing of this message was stored or answered.
+      assert.ok(reply.status >= 500 && reply.status < 600, String(reply.status));
+      assert.equal(reply.events.length, 0);
+      assert.equal(copies.length, 0);
+    }
+  });
+});
