@@ -3,6 +3,7 @@ import { QueryTypes } from 'sequelize';
 import { retrievePassages } from '../../src/domain/knowledge/retrieve';
 import { trainDocument } from '../../src/domain/knowledge/trainDocument';
 import { KnowledgeChunk, type Chatbot } from '../../src/models';
+import { knowledgeRanked } from '../../src/models/migrations/0020-knowledge-ranked';
 import { server } from '../support/hooks';
 import * as make from '../support/factories';
 
@@ -74,6 +75,8 @@ describe('knowledge: candidates ranked in the database (knowledge_ranked, migrat
   });
 
   it("keeps each passage's tsvector in its row and retrieval returns what the ranking says", async () => {
+    // Applied here, not only read: knowledgeLanguages.test.ts re-runs 0013, which re-creates the column with the default storage.
+    await knowledgeRanked.up({ name: knowledgeRanked.name, context: KnowledgeChunk.sequelize! });
     const [column] = await query<{ storage: string }>(
       "SELECT attstorage AS storage FROM pg_attribute WHERE attrelid = 'knowledge_chunks'::regclass AND attname = 'search'",
     );
