@@ -117,7 +117,7 @@ export async function search(): Promise<BenchResult> {
           'each query: a visitor-style question of 4 content words among stop words, Zipf-distributed like the text, run one at a time',
           'figures: retrievePassages(chatbot, question, 5) wall time in this process, including the pool and Sequelize',
           'misspelt: the first 500 of those questions with their longest word missing a middle letter, so the word is looked up by spelling (trigram index over the vocabulary)',
-          'previous: retrieval before languages and spelling (bench/support/previousRetrieval.ts, frozen), same question, right after',
+          'previous: retrieval before languages and spelling (bench/support/previousRetrieval.ts, frozen), same question, right after; on the same table, so since migration 0020 it too reads each tsvector from the row instead of TOAST',
           'baseline: SELECT of 5 passages by primary key through the same pool',
         ],
         startedAt: startedAt.toISOString(),

@@ -1,4 +1,4 @@
-import { QueryTypes } from 'sequelize';
+import { plainRows } from '../../db/plainRows';
 import { KnowledgeChunk, type KnowledgeSourceType } from '../../models';
 import { anyOf, termsOf, type Term } from './vocabulary';
 
@@ -21,6 +21,17 @@ const CANDIDATES = 3_000;
 const ALIKE_WEIGHT = 0.5;
 
 /**
+ * One text whatever the question, so it is prepared once per connection (plainRows): the ranking
+ * happens in `knowledge_ranked` (migration 0020), which returns only the best ids; this joins them
+ * to what a reply needs.
+ */
+const BEST_PASSAGES_SQL = `SELECT c.id AS "chunkId", c.source_id AS "sourceId", s.type AS "sourceType", s.title AS "sourceTitle", c.title, c.url, c.content, best.rank
+  FROM knowledge_ranked($1, $2::tsquery, $3::tsquery, $4::tsquery, $5, $6, $7) best
+  JOIN knowledge_chunks c ON c.id = best.id
+  JOIN knowledge_sources s ON s.id = c.source_id
+ ORDER BY best.rank DESC, c.id`;
+
+/**
  * The chatbot's best passages for a question: Postgres full-text search over the passages' weighted
  * tsvector (heading path A, text B), ranked by ts_rank over every term of the question (any may
  * match) with length normalisation, so short focused passages are not buried under long ones. Words
@@ -29,31 +40,20 @@ const ALIKE_WEIGHT = 0.5;
  * Ranking reads every candidate's tsvector, so candidates are found through the GIN index with the
  * question's rarer terms only, adding terms from the rarest while their passages number under
  * CANDIDATES. Common words still count in the rank; they just do not pull in half the knowledge base.
- * The candidates come from `knowledge_candidates` (migration 0019), which never scans the table
- * sequentially: a scan that stops after CANDIDATES matches looks cheap to the planner but tests every
- * passage it reads against the question.
+ * The candidates are found and ranked in `knowledge_ranked` (migration 0020), which never scans the
+ * table sequentially (a scan that stops after CANDIDATES matches looks cheap to the planner but tests
+ * every passage it reads against the question) and returns only the best `limit`.
  */
 export async function retrievePassages(chatbotId: number, question: string, limit = 5): Promise<Passage[]> {
   const terms = await termsOf(chatbotId, question);
   if (!terms.length) return [];
   const exact = terms.filter((term) => term.weight === 1);
   const alike = terms.filter((term) => term.weight < 1);
-  const rank = [exact.length && 'ts_rank(search, CAST(:exact AS tsquery), 1)', alike.length && `${ALIKE_WEIGHT} * ts_rank(search, CAST(:alike AS tsquery), 1)`]
-    .filter(Boolean)
-    .join(' + ');
-  const rows = await KnowledgeChunk.sequelize!.query<Omit<Passage, 'rank'> & { rank: string | number }>(
-    `SELECT c.id AS "chunkId", c.source_id AS "sourceId", s.type AS "sourceType", s.title AS "sourceTitle", c.title, c.url, c.content, best.rank
-       FROM (SELECT id, ${rank} AS rank
-               FROM knowledge_candidates(:chatbotId, CAST(:match AS tsquery), :candidates) candidates
-              ORDER BY rank DESC, id
-              LIMIT :limit) best
-       JOIN knowledge_chunks c ON c.id = best.id
-       JOIN knowledge_sources s ON s.id = c.source_id
-      ORDER BY best.rank DESC, c.id`,
-    {
-      replacements: { chatbotId, limit, candidates: CANDIDATES, match: anyOf(rarest(terms)), exact: anyOf(exact), alike: anyOf(alike) },
-      type: QueryTypes.SELECT,
-    },
+  const rows = await plainRows<Omit<Passage, 'chunkId' | 'rank'> & { chunkId: string | number; rank: string | number }>(
+    KnowledgeChunk.sequelize!,
+    BEST_PASSAGES_SQL,
+    [chatbotId, anyOf(rarest(terms)), exact.length ? anyOf(exact) : null, alike.length ? anyOf(alike) : null, ALIKE_WEIGHT, CANDIDATES, limit],
+    { prepared: true },
   );
   return rows.map((row) => ({ ...row, chunkId: Number(row.chunkId), rank: Number(row.rank) }));
 }

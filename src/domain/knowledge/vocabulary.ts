@@ -1,4 +1,5 @@
 import { QueryTypes } from 'sequelize';
+import { plainRows } from '../../db/plainRows';
 import { KnowledgeChunk } from '../../models';
 
 /** A search term of a question: a word of the chatbot's passages, with what it counts for. */
@@ -33,36 +34,40 @@ function fuzzyAvailable(): Promise<boolean> {
   return fuzzy;
 }
 
+/** The question's words (stemmed by each configuration its chatbot's sources use) the passages hold. */
+const KNOWN_CTE = `WITH words AS (
+       SELECT DISTINCT w.lexeme
+         FROM (SELECT DISTINCT search_config FROM knowledge_sources WHERE chatbot_id = $1 AND parent_id IS NULL) c,
+              unnest(tsvector_to_array(to_tsvector(CAST(c.search_config AS regconfig), $2::text))) AS w(lexeme)
+        LIMIT ${MAX_WORDS * 2}
+     ), known AS (
+       SELECT k.lexeme, k.chunks FROM words JOIN knowledge_terms k ON k.chatbot_id = $1 AND k.lexeme = words.lexeme
+     )`;
+const TERMS_SQL = `${KNOWN_CTE}
+     SELECT lexeme, chunks, 1 AS weight FROM known`;
+/**
+ * Only words the passages do not hold are looked up by spelling: those are the typos and the forms
+ * the stemmer kept apart, and a known word would mostly bring near-misses of itself at some cost.
+ * When there is none, the EXISTS (a one-time filter) skips the call to knowledge_alike altogether.
+ */
+const TERMS_AND_ALIKE_SQL = `${KNOWN_CTE}, unknown AS (
+       SELECT lexeme FROM words WHERE length(lexeme) >= ${MIN_ALIKE_LENGTH} AND lexeme NOT IN (SELECT lexeme FROM known)
+     )
+     SELECT lexeme, chunks, 1 AS weight FROM known
+     UNION ALL
+     SELECT lexeme, chunks, weight FROM knowledge_alike($1, ARRAY(SELECT lexeme FROM unknown), ${ALIKE_PER_WORD})
+      WHERE EXISTS (SELECT 1 FROM unknown)`;
+
 /**
  * The question's search terms that occur in the chatbot's passages, rarest first. Postgres parses
  * and stems the question exactly as it did the passages, with each configuration (language) the
  * chatbot's sources were parsed with; nothing typed reaches tsquery syntax. Where pg_trgm is there,
  * a question word the passages do not hold brings the passages' words spelled most like it (a typo,
- * a derived form the stemmer does not reduce), weighted by how alike they are. One round trip.
+ * a derived form the stemmer does not reduce), weighted by how alike they are. One round trip, a
+ * statement prepared once per connection.
  */
 export async function termsOf(chatbotId: number, question: string): Promise<Term[]> {
-  // Only words the passages do not hold are looked up by spelling: those are the typos and the forms
-  // the stemmer kept apart, and a known word would mostly bring near-misses of itself at some cost.
-  const alike = (await fuzzyAvailable())
-    ? `UNION ALL
-      SELECT lexeme, chunks, weight
-        FROM knowledge_alike(:chatbotId,
-               ARRAY(SELECT lexeme FROM words WHERE length(lexeme) >= ${MIN_ALIKE_LENGTH} AND lexeme NOT IN (SELECT lexeme FROM known)),
-               ${ALIKE_PER_WORD})`
-    : '';
-  const rows = await KnowledgeChunk.sequelize!.query<Term>(
-    `WITH words AS (
-       SELECT DISTINCT w.lexeme
-         FROM (SELECT DISTINCT search_config FROM knowledge_sources WHERE chatbot_id = :chatbotId AND parent_id IS NULL) c,
-              unnest(tsvector_to_array(to_tsvector(CAST(c.search_config AS regconfig), :question))) AS w(lexeme)
-        LIMIT ${MAX_WORDS * 2}
-     ), known AS (
-       SELECT k.lexeme, k.chunks FROM words JOIN knowledge_terms k ON k.chatbot_id = :chatbotId AND k.lexeme = words.lexeme
-     )
-     SELECT lexeme, chunks, 1 AS weight FROM known
-     ${alike}`,
-    { replacements: { chatbotId, question }, type: QueryTypes.SELECT },
-  );
+  const rows = await plainRows<Term>(KnowledgeChunk.sequelize!, (await fuzzyAvailable()) ? TERMS_AND_ALIKE_SQL : TERMS_SQL, [chatbotId, question], { prepared: true });
   return strongest(rows)
     .sort((a, b) => a.chunks - b.chunks || (a.lexeme < b.lexeme ? -1 : 1))
     .slice(0, MAX_WORDS);
