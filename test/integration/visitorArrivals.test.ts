@@ -116,6 +116,35 @@ describe('visitors arriving together (first heartbeats share their statements)',
     assert.deepEqual(await beatFacts(sequelize, owner, 'not-a-uuid'), { blocked: true, latestOpen: null, held: true, owns: false });
   });
 
+  it("a first beat's facts over several conversations: the newest decides the block, the newest open one is shown, any holds messages", async () => {
+    const sequelize = server().ctx.db.sequelize;
+    const { company, bot } = await site();
+    const other = await make.chatbot(company);
+    const key = keyOf(2_000);
+    const owner = { companyId: company.id, chatbotId: bot.id, visitorKey: key };
+    const age = (id: number, minutesAgo: number) =>
+      sequelize.query(`UPDATE conversations SET created_at = now() - make_interval(mins => $2) WHERE id = $1`, { bind: [id, minutesAgo] });
+    // Oldest: blocked, closed, an agent message still undelivered. Then the open one. Newest: closed, not blocked.
+    const oldest = await make.conversation(bot, { visitorKey: key, status: 'closed' });
+    await oldest.update({ blocked: true });
+    await age(oldest.id, 30);
+    await Message.create({ companyId: company.id, conversationId: oldest.id, role: 'agent', content: 'Are you there?' });
+    const open = await make.conversation(bot, { visitorKey: key });
+    await age(open.id, 20);
+    const newest = await make.conversation(bot, { visitorKey: key, status: 'closed' });
+    await age(newest.id, 10);
+    // The same visitor key on another chatbot of the workspace is not part of these facts.
+    const elsewhere = await make.conversation(other, { visitorKey: key });
+    await elsewhere.update({ blocked: true });
+
+    assert.deepEqual(await beatFacts(sequelize, owner, oldest.publicId), { blocked: false, latestOpen: open.publicId, held: true, owns: true });
+    assert.deepEqual(await beatFacts(sequelize, owner, elsewhere.publicId), { blocked: false, latestOpen: open.publicId, held: true, owns: false });
+    await newest.update({ blocked: true });
+    await Message.update({ deliveredAt: new Date() }, { where: { conversationId: oldest.id } });
+    assert.deepEqual(await beatFacts(sequelize, owner, undefined), { blocked: true, latestOpen: open.publicId, held: false, owns: false });
+    assert.deepEqual(await beatFacts(sequelize, { ...owner, chatbotId: other.id }, elsewhere.publicId), { blocked: true, latestOpen: elsewhere.publicId, held: false, owns: true });
+  });
+
   it('Batched: calls made while a statement runs go together in the next one, each answered with its own result', async () => {
     const batches: number[][] = [];
     let release: () => void = () => undefined;

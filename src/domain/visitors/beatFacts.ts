@@ -1,5 +1,6 @@
-import { QueryTypes, type Sequelize } from 'sequelize';
+import type { Sequelize } from 'sequelize';
 import { Batched, batchedPer } from '../../db/batched';
+import { plainRows } from '../../db/plainRows';
 import { isConversationId } from '../conversations/publicId';
 import type { VisitorOnChatbot } from '../conversations/visitorConversations';
 
@@ -19,26 +20,31 @@ interface FactsInput extends VisitorOnChatbot {
   conversationId: string | null;
 }
 
+/**
+ * One lateral scan of the visitor's conversations on the chatbot (`conversations_by_visitor`) per
+ * input, the four answers aggregated from it: the newest conversation's block, the newest open one,
+ * whether any holds undelivered agent or system messages (`messages_undelivered`), whether the named
+ * one is among them. Four sub-selects said the same, but Postgres planned each against every index
+ * of `conversations` on every batch, which cost more than running them (docs/performance.md,
+ * "Arrivals, fourth round"); prepared, the text is parsed once per connection.
+ */
+const FACTS_SQL = `SELECT k.n, f.blocked, f.latest_open, COALESCE(f.held, false) AS held, COALESCE(f.owns, false) AS owns
+  FROM unnest($1::int[], $2::int[], $3::text[], $4::uuid[]) WITH ORDINALITY AS k(company_id, chatbot_id, visitor_key, public_id, n)
+  CROSS JOIN LATERAL (
+    SELECT (array_agg(c.blocked ORDER BY c.created_at DESC, c.id DESC))[1] AS blocked,
+           (array_agg(c.public_id ORDER BY c.created_at DESC, c.id DESC) FILTER (WHERE c.status <> 'closed'))[1] AS latest_open,
+           bool_or(EXISTS (SELECT 1 FROM messages m WHERE m.conversation_id = c.id AND m.delivered_at IS NULL AND m.role IN ('agent', 'system'))) AS held,
+           bool_or(c.public_id = k.public_id) AS owns
+      FROM conversations c
+     WHERE c.chatbot_id = k.chatbot_id AND c.visitor_key = k.visitor_key AND c.company_id = k.company_id) f`;
+
 const facts = batchedPer((sequelize: Sequelize) =>
   new Batched<FactsInput, BeatFacts>(async (inputs) => {
-    const rows = await sequelize.query<{ n: string; blocked: boolean | null; latest_open: string | null; held: boolean; owns: boolean }>(
-      `SELECT k.n,
-              (SELECT c.blocked FROM conversations c
-                WHERE c.chatbot_id = k.chatbot_id AND c.visitor_key = k.visitor_key AND c.company_id = k.company_id
-                ORDER BY c.created_at DESC, c.id DESC LIMIT 1) AS blocked,
-              (SELECT c.public_id FROM conversations c
-                WHERE c.chatbot_id = k.chatbot_id AND c.visitor_key = k.visitor_key AND c.company_id = k.company_id AND c.status <> 'closed'
-                ORDER BY c.created_at DESC, c.id DESC LIMIT 1) AS latest_open,
-              EXISTS (SELECT 1 FROM conversations c JOIN messages m ON m.conversation_id = c.id
-                       WHERE c.chatbot_id = k.chatbot_id AND c.visitor_key = k.visitor_key AND c.company_id = k.company_id
-                         AND m.delivered_at IS NULL AND m.role IN ('agent', 'system')) AS held,
-              (k.public_id IS NOT NULL AND EXISTS (SELECT 1 FROM conversations c
-                WHERE c.public_id = k.public_id AND c.chatbot_id = k.chatbot_id AND c.visitor_key = k.visitor_key AND c.company_id = k.company_id)) AS owns
-         FROM unnest($1::int[], $2::int[], $3::text[], $4::uuid[]) WITH ORDINALITY AS k(company_id, chatbot_id, visitor_key, public_id, n)`,
-      {
-        bind: [inputs.map((i) => i.companyId), inputs.map((i) => i.chatbotId), inputs.map((i) => i.visitorKey), inputs.map((i) => i.conversationId)],
-        type: QueryTypes.SELECT,
-      },
+    const rows = await plainRows<{ n: string; blocked: boolean | null; latest_open: string | null; held: boolean; owns: boolean }>(
+      sequelize,
+      FACTS_SQL,
+      [inputs.map((i) => i.companyId), inputs.map((i) => i.chatbotId), inputs.map((i) => i.visitorKey), inputs.map((i) => i.conversationId)],
+      { prepared: true },
     );
     const byInput = new Map(rows.map((row) => [Number(row.n) - 1, row]));
     return inputs.map((_, i) => {
@@ -52,8 +58,7 @@ const facts = batchedPer((sequelize: Sequelize) =>
  * A visitor's first heartbeat on a chatbot (after activation, or after `held`/`blockChanged` cleared
  * what the actor knew) needs four answers about their conversations there; they come in one
  * statement, shared with the other visitors arriving at the same moment (src/db/batched.ts),
- * instead of four statements per visitor. Each uses `conversations_by_visitor` as the single-purpose
- * reads do; `messages_undelivered` for the held ones.
+ * instead of four statements per visitor.
  */
 export function beatFacts(sequelize: Sequelize, owner: VisitorOnChatbot, conversationId: string | undefined): Promise<BeatFacts> {
   const named = conversationId !== undefined && isConversationId(conversationId) ? conversationId : null;

@@ -1,5 +1,6 @@
 import { QueryTypes, type Sequelize } from 'sequelize';
 import { Batched, batchedPer } from '../../db/batched';
+import { plainRows } from '../../db/plainRows';
 
 /**
  * What the visitor actor keeps of a `visitors` row and writes back. Times are epoch milliseconds, so
@@ -83,16 +84,19 @@ export const blankVisitor = (companyId: number, visitorKey: string): VisitorReco
   lastSeenAt: null,
 });
 
-/** Visitors' rows, many per statement when activations come together (src/db/batched.ts); absent ones are blank. */
+/**
+ * Visitors' rows, many per statement when activations come together (src/db/batched.ts); absent ones
+ * are blank. Prepared (parsed once per connection) and read as plain rows, as are the first beat's
+ * other statements: their per-call work in Sequelize and in Postgres's parser cost more than the rows.
+ */
+const LOAD_SQL = `SELECT k.n, v.id, v.chatbot_id, v.page, v.title, v.referrer, v.entry_page, v.country, v.device, v.browser, v.os, v.locale, v.timezone,
+       v.user_agent, v.page_views, v.first_seen_at, v.last_seen_at
+  FROM unnest($1::int[], $2::text[]) WITH ORDINALITY AS k(company_id, visitor_key, n)
+  JOIN visitors v ON v.company_id = k.company_id AND v.visitor_key = k.visitor_key`;
+
 const loads = batchedPer((sequelize: Sequelize) =>
   new Batched<{ companyId: number; visitorKey: string }, VisitorRecord>(async (keys) => {
-    const rows = await sequelize.query<VisitorRow & { n: string }>(
-      `SELECT k.n, v.id, v.chatbot_id, v.page, v.title, v.referrer, v.entry_page, v.country, v.device, v.browser, v.os, v.locale, v.timezone,
-              v.user_agent, v.page_views, v.first_seen_at, v.last_seen_at
-         FROM unnest($1::int[], $2::text[]) WITH ORDINALITY AS k(company_id, visitor_key, n)
-         JOIN visitors v ON v.company_id = k.company_id AND v.visitor_key = k.visitor_key`,
-      { bind: [keys.map((k) => k.companyId), keys.map((k) => k.visitorKey)], type: QueryTypes.SELECT },
-    );
+    const rows = await plainRows<VisitorRow & { n: string }>(sequelize, LOAD_SQL, [keys.map((k) => k.companyId), keys.map((k) => k.visitorKey)], { prepared: true });
     const found = new Map(rows.map((row) => [Number(row.n) - 1, row]));
     return keys.map(({ companyId, visitorKey }, i) => {
       const row = found.get(i);
@@ -152,29 +156,28 @@ export function insertVisitor(sequelize: Sequelize, visitor: VisitorRecord): Pro
 
 const visitorKeyOf = (v: Pick<VisitorRecord, 'companyId' | 'visitorKey'>) => `${v.companyId}:${v.visitorKey}`;
 
+const INSERT_SQL = `WITH v AS (
+    INSERT INTO visitors (${COLUMNS})
+    SELECT ${COLUMNS}
+      FROM unnest($1::int[], $2::int[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[],
+                  $10::text[], $11::text[], $12::text[], $13::text[], $14::text[], $15::int[], $16::timestamptz[], $17::timestamptz[])
+           WITH ORDINALITY AS i(${COLUMNS}, n)
+     ORDER BY i.n
+    ON CONFLICT (company_id, visitor_key) DO UPDATE SET ${UPDATE_SET}
+    RETURNING id, company_id, visitor_key, page, title, referrer, last_seen_at
+  ), first_view AS (
+    INSERT INTO page_views (company_id, visitor_id, url, title, referrer, viewed_at)
+    SELECT v.company_id, v.id, v.page, v.title, v.referrer, v.last_seen_at FROM v WHERE v.page IS NOT NULL ORDER BY v.id
+  )
+  SELECT id, company_id, visitor_key FROM v`;
+
 const inserts = batchedPer((sequelize: Sequelize) =>
   new Batched<VisitorRecord, number>(async (visitors) => {
     // One row per visitor (the newest call wins: ON CONFLICT may not touch a row twice in one
     // statement), in key order, as the write-behind flush locks them (no deadlock between the two).
     const newest = new Map(visitors.map((v) => [visitorKeyOf(v), v]));
     const rows = sortedByKey([...newest.values()]);
-    const written = await sequelize.query<{ id: string; company_id: number; visitor_key: string }>(
-      `WITH v AS (
-         INSERT INTO visitors (${COLUMNS})
-         SELECT ${COLUMNS}
-           FROM unnest($1::int[], $2::int[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[],
-                       $10::text[], $11::text[], $12::text[], $13::text[], $14::text[], $15::int[], $16::timestamptz[], $17::timestamptz[])
-                WITH ORDINALITY AS i(${COLUMNS}, n)
-          ORDER BY i.n
-         ON CONFLICT (company_id, visitor_key) DO UPDATE SET ${UPDATE_SET}
-         RETURNING id, company_id, visitor_key, page, title, referrer, last_seen_at
-       ), first_view AS (
-         INSERT INTO page_views (company_id, visitor_id, url, title, referrer, viewed_at)
-         SELECT v.company_id, v.id, v.page, v.title, v.referrer, v.last_seen_at FROM v WHERE v.page IS NOT NULL ORDER BY v.id
-       )
-       SELECT id, company_id, visitor_key FROM v`,
-      { bind: columns(rows, valuesOf, 17), type: QueryTypes.SELECT },
-    );
+    const written = await plainRows<{ id: string; company_id: number; visitor_key: string }>(sequelize, INSERT_SQL, columns(rows, valuesOf, 17), { prepared: true });
     const ids = new Map(written.map((row) => [visitorKeyOf({ companyId: row.company_id, visitorKey: row.visitor_key }), Number(row.id)]));
     return visitors.map((v) => {
       const id = ids.get(visitorKeyOf(v));
