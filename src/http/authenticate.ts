@@ -67,9 +67,20 @@ export function authOf(req: Express.Request): AuthContext {
   return req.auth;
 }
 
-/** Records last use at most once a minute per token, off the request's critical path. */
+/**
+ * When this process last wrote each token's last use. Many requests with one token at once (a busy
+ * integration, an inbox app's reconnect burst) read the same stale `lastUsedAt`: without this they
+ * would each send an UPDATE and queue on the row's lock. Cleared when large: a lost entry costs one write.
+ */
+const touchedAt = new Map<number, number>();
+const TOUCHED_ENTRIES = 10_000;
+
+/** Records last use at most once a minute per token and process, off the request's critical path. */
 function touch(token: AccessToken): void {
   const now = Date.now();
-  if (token.lastUsedAt && now - token.lastUsedAt.getTime() < TOUCH_INTERVAL_MS) return;
+  const last = Math.max(token.lastUsedAt?.getTime() ?? 0, touchedAt.get(token.id) ?? 0);
+  if (now - last < TOUCH_INTERVAL_MS) return;
+  if (touchedAt.size >= TOUCHED_ENTRIES) touchedAt.clear();
+  touchedAt.set(token.id, now);
   token.update({ lastUsedAt: new Date(now) }).catch(() => undefined);
 }

@@ -89,6 +89,27 @@ describe('bearer authentication: 401 for no valid token, 403 for a wrong surface
     assert.ok((await AccessToken.findByPk(token.id))!.lastUsedAt);
   });
 
+  it('records last use once when many requests with one token arrive at once', async () => {
+    const { owner } = await make.workspace();
+    const { plain, token } = await issueToken(owner, 'api');
+    let writes = 0;
+    const count = (instance: AccessToken) => {
+      if (instance.id === token.id) writes++;
+    };
+    // Counted as each write is sent: a write that landed has been counted.
+    AccessToken.addHook('beforeUpdate', 'countTouches', count);
+    try {
+      const replies = await Promise.all(Array.from({ length: 12 }, () => me(bearer(plain))));
+      assert.deepEqual(replies.map((reply) => reply.status), Array(12).fill(200));
+      const deadline = Date.now() + 2000;
+      while (!(await AccessToken.findByPk(token.id))!.lastUsedAt && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      assert.ok((await AccessToken.findByPk(token.id))!.lastUsedAt);
+      assert.equal(writes, 1);
+    } finally {
+      AccessToken.removeHook('beforeUpdate', 'countTouches');
+    }
+  });
+
   it(`allows at most ${MAX_API_TOKENS_PER_USER} live api tokens per user; revoked ones free a slot`, async () => {
     const { owner } = await make.workspace();
     const issued = [];
