@@ -9,7 +9,7 @@ import { freshIp } from '../support/portal';
 import { cliOk } from '../support/processes';
 import { connect, refused } from '../support/sockets';
 import { postStream } from '../support/sse';
-import { TcpProxy } from '../support/tcpProxy';
+import type { TcpProxy } from '../support/tcpProxy';
 
 const PASSWORD = 'password-123';
 const level = (entry: Record<string, unknown>) => Number(entry.level);
@@ -35,11 +35,9 @@ describe('a web node whose database is unreachable', function () {
 
   before(async () => {
     deployment = await Deployment.create();
-    const target = new URL(deployment.databaseUrl);
-    proxy = await TcpProxy.start({ host: target.hostname, port: Number(target.port || 5432) });
-    const viaProxy = new URL(deployment.databaseUrl);
-    viaProxy.host = `127.0.0.1:${proxy.port}`;
-    [direct, cutOff] = await Promise.all([deployment.start('direct'), deployment.start('cut-off', { DATABASE_URL: viaProxy.toString() })]);
+    let databaseUrl: string;
+    ({ proxy, databaseUrl } = await deployment.databaseBehindProxy());
+    [direct, cutOff] = await Promise.all([deployment.start('direct'), deployment.start('cut-off', { DATABASE_URL: databaseUrl })]);
     await deployment.settled();
 
     const env = deployment.env();

@@ -9,6 +9,7 @@ import { PROBE_TABLE } from '../actors/probe';
 import { ADMIN_DATABASE_URL, REDIS_URL, TEST_DATABASE, TEST_ENV, TEST_REDIS_PREFIX } from '../env';
 import { server } from '../hooks';
 import { withClient } from '../pg';
+import { TcpProxy } from '../tcpProxy';
 import { childEnv, cliOk, ROOT } from '../processes';
 import { ClusterNode } from './node';
 
@@ -94,6 +95,14 @@ export class Deployment {
       this.client = await startActorSystem(ctx, [], { observer: true });
     }
     return this.client;
+  }
+
+  /** A proxy to this deployment's database that a test can cut, and the `DATABASE_URL` through it: the database taken from one node only. */
+  async databaseBehindProxy(): Promise<{ proxy: TcpProxy; databaseUrl: string }> {
+    const target = new URL(this.databaseUrl);
+    const proxy = await TcpProxy.start({ host: target.hostname, port: Number(target.port || 5432) });
+    target.host = `127.0.0.1:${proxy.port}`;
+    return { proxy, databaseUrl: target.toString() };
   }
 
   async query<T = Record<string, unknown>>(sql: string, params: unknown[] = []): Promise<T[]> {

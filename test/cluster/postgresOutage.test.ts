@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import type { ClusterNode } from '../support/cluster/node';
 import { Deployment } from '../support/cluster/deployment';
 import { eventually } from '../support/eventually';
-import { TcpProxy } from '../support/tcpProxy';
+import type { TcpProxy } from '../support/tcpProxy';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -44,11 +44,9 @@ describe('a web node while PostgreSQL is away, and once it is back', function ()
 
   before(async () => {
     deployment = await Deployment.create();
-    const target = new URL(deployment.databaseUrl);
-    proxy = await TcpProxy.start({ host: target.hostname, port: Number(target.port || 5432) });
-    const viaProxy = new URL(deployment.databaseUrl);
-    viaProxy.host = `127.0.0.1:${proxy.port}`;
-    node = await deployment.start('pg-outage', { DATABASE_URL: viaProxy.toString() });
+    let databaseUrl: string;
+    ({ proxy, databaseUrl } = await deployment.databaseBehindProxy());
+    node = await deployment.start('pg-outage', { DATABASE_URL: databaseUrl });
     await deployment.settled();
   });
   after(async () => {
