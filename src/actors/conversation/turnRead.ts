@@ -1,7 +1,7 @@
 import { QueryTypes } from 'sequelize';
 import { FLOOD_LIMIT, type RecentLine } from '../../domain/conversations/abuse';
 import type { ChatMessage } from '../../ai/providers/types';
-import { asTurn, HISTORY_TURNS } from '../../domain/conversations/history';
+import { asTurn, HISTORY_ROLES, HISTORY_TURNS } from '../../domain/conversations/history';
 import { EARLIER_MESSAGES, LANGUAGE_SAMPLE_CHARS } from '../../domain/conversations/language';
 import { Message } from '../../models';
 
@@ -35,7 +35,7 @@ export async function readForTurn(conversationId: number, clientId: string | und
             CASE WHEN $3::boolean THEN nextval(pg_get_serial_sequence('messages', 'id')) END AS next_id,
             CASE WHEN $4::boolean THEN coalesce((SELECT json_agg(json_build_object('role', h.role, 'content', h.content) ORDER BY h.id)
               FROM (SELECT id, role, content FROM messages
-                     WHERE conversation_id = $1 AND role IN ('visitor', 'assistant', 'agent') ORDER BY id DESC LIMIT ${HISTORY_TURNS}) h), '[]') END AS history`,
+                     WHERE conversation_id = $1 AND role IN (${HISTORY_ROLES.map((role) => `'${role}'`).join(', ')}) ORDER BY id DESC LIMIT ${HISTORY_TURNS}) h), '[]') END AS history`,
     { bind: [conversationId, clientId ?? null, takeId, withHistory], type: QueryTypes.SELECT },
   );
   return {

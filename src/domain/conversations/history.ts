@@ -4,11 +4,13 @@ import { Message } from '../../models';
 
 /** How many earlier turns a reply is given (the prompt keeps those within its budget). */
 export const HISTORY_TURNS = 12;
+/** The transcript lines a reply is given as turns (notes and system lines are not). */
+export const HISTORY_ROLES = ['visitor', 'assistant', 'agent'] as const;
 
 /** The turns before `beforeId`, oldest first, as the model sees them (agents speak as the assistant). */
 export async function historyBefore(conversationId: number, beforeId: number): Promise<ChatMessage[]> {
   const rows = await Message.findAll({
-    where: { conversationId, id: { [Op.lt]: beforeId }, role: ['visitor', 'assistant', 'agent'] },
+    where: { conversationId, id: { [Op.lt]: beforeId }, role: [...HISTORY_ROLES] },
     order: [['id', 'DESC']],
     limit: HISTORY_TURNS,
     attributes: ['role', 'content'],

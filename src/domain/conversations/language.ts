@@ -50,18 +50,20 @@ export async function visitorLanguage(
   transaction: Transaction | undefined,
   earlierNewestFirst?: readonly { tail: string }[],
 ): Promise<string | null> {
-  const wanted = latest.length < LANGUAGE_SAMPLE_CHARS && conversation.messageCount;
-  if (wanted && earlierNewestFirst) return languageWith(conversation, latest, earlierNewestFirst);
-  const earlier = wanted ? await earlierVisitorText(conversation.id, transaction) : [];
+  if (earlierNewestFirst) return languageWith(conversation, latest, earlierNewestFirst);
+  const earlier = wantsEarlier(conversation, latest) ? await earlierVisitorText(conversation.id, transaction) : [];
   return detectLanguage([...earlier, latest].join('\n'));
 }
 
 /** `visitorLanguage` when the caller has the earlier visitor lines (newest first): no read, so no wait. */
 export function languageWith(conversation: { messageCount?: number }, latest: string, earlierNewestFirst: readonly { tail: string }[]): string | null {
-  const wanted = latest.length < LANGUAGE_SAMPLE_CHARS && conversation.messageCount;
-  const earlier = wanted ? earlierNewestFirst.slice(0, EARLIER_MESSAGES).map((line) => line.tail).reverse() : [];
+  const earlier = wantsEarlier(conversation, latest) ? earlierNewestFirst.slice(0, EARLIER_MESSAGES).map((line) => line.tail).reverse() : [];
   return detectLanguage([...earlier, latest].join('\n'));
 }
+
+/** Earlier lines complete the sample only when `latest` alone does not fill it and there are any. */
+const wantsEarlier = (conversation: { messageCount?: number }, latest: string): boolean =>
+  latest.length < LANGUAGE_SAMPLE_CHARS && !!conversation.messageCount;
 
 async function earlierVisitorText(conversationId: number, transaction: Transaction | undefined): Promise<string[]> {
   const rows = await Message.sequelize!.query<{ content: string }>(
