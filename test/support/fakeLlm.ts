@@ -29,6 +29,8 @@ export interface FakeLlmScript {
   safetyBlock?: boolean;
   /** Pause between two deltas of a stream. */
   delayMs?: number;
+  /** After the first delta of a stream, wait for this before the rest: a test acts while the answer is under way. */
+  holdAfterFirst?: Promise<unknown>;
   /**
    * The vector `/v1/embeddings` answers for one input text. Default: wordVector, a deterministic
    * stand-in that proves the wire protocol, storage and fusion, not a model of meaning.
@@ -136,6 +138,7 @@ export async function startFakeLlm(): Promise<FakeLlm> {
       if (index > 0 && script.delayMs) await sleep(script.delayMs);
       if (!open()) return;
       await write(res, frame);
+      if (index === 0 && script.holdAfterFirst) await script.holdAfterFirst;
       if (index > 0 || !misbehave) continue;
       if (script.reset === 'mid-stream') return destroy();
       if (script.stall === 'mid-stream') return;

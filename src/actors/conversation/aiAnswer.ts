@@ -8,7 +8,9 @@ import { historyBefore } from '../../domain/conversations/history';
 import { escalate } from '../../domain/conversations/transitions';
 import { recommendProducts, recommendsFor } from '../../domain/integrations/recommendations';
 import { EXTRACTIVE_MODEL } from '../../ai/extractive';
-import { recordUsage } from '../../domain/usage/recordUsage';
+import { usageRow } from '../../domain/usage/recordUsage';
+import { takeMessageId } from './turnRead';
+import type { NewLine } from './lineStatement';
 import { Message } from '../../models';
 import { presentMessageDelta } from '../../presenters/realtimeEvents';
 import { conversationChannel } from '../../realtime/channels';
@@ -57,6 +59,8 @@ export interface Early {
   prepared?: Promise<PreparedReply>;
   /** The visitor's language tag as the write leaves it. */
   language: string | null;
+  /** The answer's id, taken by the turn's read (`readForTurn`). */
+  answerId: number | null;
 }
 
 /** An answer's deltas, held while its question is still being written. */
@@ -118,7 +122,7 @@ async function streamAnswer(actor: ConversationActor, question: Message, base: B
   }
   const stored = await base;
   live.flush(); // deltas held until the question was stored went to agents after the call ended: all before the answer's line
-  const answer = await storeAnswer(actor, question, reply);
+  const answer = await storeAnswer(actor, question, reply, early?.answerId ?? undefined);
   await startIdleClock(actor, answer.id);
   const recommended = await products;
   if (recommended.length) turn.emit({ event: 'recommendations', data: { products: recommended } });
@@ -159,26 +163,36 @@ async function escalateToHuman(actor: ConversationActor, question: Message): Pro
   return answer;
 }
 
-async function storeAnswer(actor: ConversationActor, question: Message, reply: GeneratedReply): Promise<StoredAnswer> {
+/**
+ * The answer stored by one fenced statement (`storeLineAlone`): its line, the conversation's count and
+ * preview, `message.created` (realtime and outbox) and the call's usage row, as the general write
+ * stored them in a transaction of seven round trips. `id`: the line's id when the turn took it already.
+ */
+async function storeAnswer(actor: ConversationActor, question: Message, reply: GeneratedReply, id?: number): Promise<StoredAnswer> {
   try {
-    return await actor.record.write(undefined, async (unit) => {
-      const conversation = unit.conversation;
-      const message = await unit.addLine({
-        role: 'assistant',
-        content: reply.text,
-        replyToId: question.id,
-        provider: reply.provider,
-        model: reply.model,
-        tokensIn: reply.tokensIn,
-        tokensOut: reply.tokensOut,
-        sources: reply.sources,
-      });
-      await recordUsage(
-        { companyId: conversation.companyId, chatbotId: conversation.chatbotId, conversationId: conversation.id, kind: 'reply', provider: reply.provider, model: reply.model, tokensIn: reply.tokensIn, tokensOut: reply.tokensOut },
-        unit.transaction,
-      );
-      return storedAnswer(message);
-    });
+    const conversation = actor.conversation();
+    const { companyId, chatbotId } = conversation;
+    const conversationId = Number(conversation.id);
+    const { provider, model, tokensIn, tokensOut } = reply;
+    const line: NewLine = {
+      id: id ?? (await takeMessageId()),
+      companyId,
+      conversationId,
+      role: 'assistant',
+      content: reply.text,
+      clientId: null,
+      replyToId: Number(question.id),
+      provider,
+      model,
+      tokensIn,
+      tokensOut,
+      sources: reply.sources,
+      createdAt: new Date(),
+    };
+    const usage = usageRow({ companyId, chatbotId, conversationId, kind: 'reply', provider, model, tokensIn, tokensOut }, line.createdAt);
+    const { message, announce } = await actor.record.storeLineAlone(line, 'keep', {}, undefined, usage);
+    announce();
+    return storedAnswer(message);
   } catch (error) {
     // Another owner of this conversation answered the same message first (the unique index says so): use theirs.
     const theirs = error instanceof UniqueConstraintError ? await answerTo(question.id) : undefined;

@@ -1,13 +1,19 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { InferAttributes } from 'sequelize';
 import type { FencedStatement } from '../cluster/fences';
-import { Conversation, type Message } from '../../models';
+import { Conversation, Message, UsageRecord } from '../../models';
 import { queueDeliveries } from '../../domain/webhooks/outbox';
+import type { UsageRow } from '../../domain/usage/recordUsage';
 
 type Columns = Partial<InferAttributes<Conversation>>;
+type Param = (value: unknown, cast?: string) => string;
 
-/** A new line's own columns; its id was taken from the sequence beforehand (it is in the outbox event's data). */
-export type NewLine = Pick<Message, 'id' | 'companyId' | 'conversationId' | 'role' | 'content' | 'clientId' | 'createdAt'>;
+/**
+ * A new line's own columns; its id was taken from the sequence beforehand (it is in the outbox event's
+ * data). A visitor's line sets the first ones; an AI answer also says what it answers and what it cost.
+ */
+export type NewLine = Pick<Message, 'id' | 'companyId' | 'conversationId' | 'role' | 'content' | 'clientId' | 'createdAt'> &
+  Partial<Pick<Message, 'replyToId' | 'provider' | 'model' | 'tokensIn' | 'tokensOut' | 'sources'>>;
 
 /** The event of the line for integrators (`message.created`), stored with the line: the outbox. */
 export interface LineEvent {
@@ -26,18 +32,18 @@ export function changedColumns(conversation: Conversation, changes: Columns): Co
 }
 
 /**
- * One statement for a line added alone (a visitor's follow-up): the message inserted, the
- * conversation's columns updated, the integrator event stored and its deliveries queued, every write
- * reading the fence (`fencedStatement`). The result row carries the webhooks that got a delivery.
+ * One statement for a line added alone (a visitor's follow-up, an AI answer): the message inserted,
+ * the conversation's columns updated, the integrator event stored and its deliveries queued, and with
+ * `usage` the AI call's row in the usage ledger, every write reading the fence (`fencedStatement`).
+ * The result row carries the webhooks that got a delivery.
  */
-export function lineStatement(line: NewLine, conversationId: number, columns: Columns, event: LineEvent): (current: string) => FencedStatement {
+export function lineStatement(line: NewLine, conversationId: number, columns: Columns, event: LineEvent, usage?: UsageRow): (current: string) => FencedStatement {
   return (current) => {
     const bind: unknown[] = [];
     // The fence takes $1 and $2.
-    const param = (value: unknown, cast = '') => `$${bind.push(value) + 2}${cast}`;
-    const message = `INSERT INTO messages (id, company_id, conversation_id, role, content, client_id, created_at)
-       SELECT ${param(line.id, '::bigint')}, ${param(line.companyId, '::int')}, ${param(line.conversationId, '::bigint')}, ${param(line.role, '::text')}, ${param(line.content, '::text')}, ${param(line.clientId, '::text')}, ${param(line.createdAt, '::timestamptz')}
-       FROM ${current}`;
+    const param: Param = (value, cast = '') => `$${bind.push(value) + 2}${cast}`;
+    const message = insertRow('messages', Message.getAttributes(), line, current, param);
+    const used = usage && insertRow('usage_records', UsageRecord.getAttributes(), usage, current, param);
     const update = `UPDATE conversations SET ${assignments(columns, param)}
        WHERE id = ${param(conversationId, '::bigint')} AND EXISTS (SELECT 1 FROM ${current})`;
     // Typed where they are taken: a parameter used in several places must not be left to inference.
@@ -48,23 +54,49 @@ export function lineStatement(line: NewLine, conversationId: number, columns: Co
        FROM ${current}
        RETURNING id, type, seq`;
     return {
-      ctes: `line_added AS (${message}), conversation_updated AS (${update}), stored AS (${stored}), queued AS (${queueDeliveries('stored', company, conversation)})`,
+      ctes: `line_added AS (${message}), conversation_updated AS (${update}), stored AS (${stored}), queued AS (${queueDeliveries('stored', company, conversation)})${used ? `, usage_added AS (${used})` : ''}`,
       columns: 'ARRAY(SELECT DISTINCT webhook_id FROM queued) AS webhooks',
       bind,
     };
   };
 }
 
+type Attributes = Record<string, { field?: string; type: unknown }>;
+
 /** `column = $n` for each attribute, by the model's column names; JSON columns bound as JSON text. */
-function assignments(columns: Columns, param: (value: unknown, cast?: string) => string): string {
-  const attributes = Conversation.getAttributes();
+function assignments(columns: Columns, param: Param): string {
+  const attributes: Attributes = Conversation.getAttributes();
   return Object.entries(columns)
-    .map(([key, value]) => {
-      const attribute = attributes[key as keyof typeof attributes];
-      if (!attribute) throw new Error(`conversations has no attribute ${key}`);
-      const type = (attribute.type as { key?: string }).key;
-      const json = type === 'JSONB' || type === 'JSON';
-      return `"${attribute.field ?? key}" = ${json ? param(value === null ? null : JSON.stringify(value), `::${type!.toLowerCase()}`) : param(value)}`;
-    })
+    .map(([key, value]) => `"${fieldOf(attributes, 'conversations', key)}" = ${valueOf(attributes[key]!, value, param)}`)
     .join(', ');
+}
+
+/**
+ * `INSERT INTO table (columns) SELECT values FROM <current>`: the row's defined attributes by the
+ * model's column names (left out, a column takes its default, as a model's `create` leaves it). Each
+ * value is cast to its column's type, so the fence's `SELECT` does not leave them to inference.
+ */
+function insertRow(table: string, attributes: Attributes, row: object, current: string, param: Param): string {
+  const entries = Object.entries(row).filter(([, value]) => value !== undefined);
+  const fields = entries.map(([key]) => `"${fieldOf(attributes, table, key)}"`);
+  const values = entries.map(([key, value]) => valueOf(attributes[key]!, value, param, true));
+  return `INSERT INTO ${table} (${fields.join(', ')}) SELECT ${values.join(', ')} FROM ${current}`;
+}
+
+function fieldOf(attributes: Attributes, table: string, key: string): string {
+  const attribute = attributes[key];
+  if (!attribute) throw new Error(`${table} has no attribute ${key}`);
+  return attribute.field ?? key;
+}
+
+/** SQL casts of the models' types: an `INSERT ... SELECT` needs its values typed. */
+const CASTS: Record<string, string> = { BIGINT: 'bigint', INTEGER: 'int', STRING: 'text', TEXT: 'text', DATE: 'timestamptz', BOOLEAN: 'boolean' };
+
+/** A bound value for a column: JSON as JSON text; with `typed`, cast to the column's type. */
+function valueOf(attribute: { type: unknown }, value: unknown, param: Param, typed = false): string {
+  const type = (attribute.type as { key?: string }).key;
+  if (type === 'JSONB' || type === 'JSON') return param(value === null ? null : JSON.stringify(value), `::${type.toLowerCase()}`);
+  const cast = typed && type ? CASTS[type] : undefined;
+  if (typed && !cast) throw new Error(`no cast for a ${type} column`);
+  return param(value, cast ? `::${cast}` : '');
 }

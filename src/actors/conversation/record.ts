@@ -13,6 +13,7 @@ import type { RealtimeEmitter } from '../../realtime/emitter';
 import type { RealtimeEventData, RealtimeEventName } from '../../realtime/events';
 import { fencedStatement } from '../cluster/fences';
 import { changedColumns, lineStatement, type NewLine } from './lineStatement';
+import type { UsageRow } from '../../domain/usage/recordUsage';
 
 type EventData = Record<string, unknown>;
 
@@ -169,13 +170,15 @@ export class ConversationRecord {
    * of a visitor's follow-up message; the caller leaves anything more to `write`. The events
    * (realtime `message.created`, the webhook deliveries' start) go out when the caller calls
    * `announce`, once it has told its own caller the line is stored: a visitor's `meta` goes first.
-   * `message`: the line's model instance, when the caller built it already.
+   * `message`: the line's model instance, when the caller built it already. `usage`: an AI answer's
+   * call, stored in the ledger by the same statement (as `recordUsage` in the answer's transaction).
    */
   async storeLineAlone(
     line: NewLine,
     unread: Unread,
     changes: Partial<InferAttributes<Conversation>>,
     message = Message.build(line, { isNewRecord: false, raw: true }),
+    usage?: UsageRow,
   ): Promise<{ message: Message; announce: () => void }> {
     const conversation = this.row!;
     const seq = Number(conversation.seq) + 1;
@@ -186,7 +189,7 @@ export class ConversationRecord {
       updatedAt: new Date(),
     };
     const event = { seq, data: presentWebhookMessage(message) };
-    const { webhooks } = await fencedStatement<{ webhooks: Array<number | string> }>(Conversation.sequelize!, this.env.shard, this.env.epoch, lineStatement(line, conversation.id, columns, event));
+    const { webhooks } = await fencedStatement<{ webhooks: Array<number | string> }>(Conversation.sequelize!, this.env.shard, this.env.epoch, lineStatement(line, conversation.id, columns, event, usage));
     // As a reload would leave it: the row as written, nothing pending.
     conversation.set(columns, { raw: true });
     const announce = () => {

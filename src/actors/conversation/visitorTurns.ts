@@ -4,7 +4,7 @@ import { languageWith, visitorLanguage } from '../../domain/conversations/langua
 import { saveLeadFromMessage } from '../../domain/leads/saveLead';
 import { visitorBlocked, type RecentLine } from '../../domain/conversations/abuse';
 import { contactIn } from '../../domain/leads/capturedContact';
-import { readForTurn } from './turnRead';
+import { readForTurn, type TurnRead } from './turnRead';
 import * as moves from '../../domain/conversations/transitions';
 import { assertAllowance } from '../../domain/usage/allowance';
 import { notFound } from '../../errors';
@@ -64,7 +64,7 @@ export async function visitorMessage(actor: ConversationActor, input: VisitorMes
   const { settings, routing } = await settingsRead;
   if (!retried && read?.nextId && read.history && answersNow(routing)) {
     const prepared = (preparing ?? Promise.resolve(undefined)).then((ready) => ready ?? prepareReply(actor.deps.ctx, bot, input.text));
-    return storeWhileAnswering(actor, input, read.nextId, read.recent, read.history, settings, turn, prepared);
+    return storeWhileAnswering(actor, input, { ...read, nextId: read.nextId, history: read.history }, settings, turn, prepared);
   }
   const stored = retried ?? (read?.nextId ? await storeAlone(actor, input, read.nextId, read.recent) : await store(actor, input, settings, recent));
   const conversation = actor.conversation();
@@ -108,9 +108,7 @@ const metaOf = (conversation: Conversation, stored: Message) => ({ conversation_
 async function storeWhileAnswering(
   actor: ConversationActor,
   input: VisitorMessageInput,
-  id: number,
-  recent: readonly RecentLine[],
-  history: ChatMessage[],
+  { nextId: id, recent, history, answerId }: TurnRead & { nextId: number; history: ChatMessage[] },
   settings: Branding,
   turn: Turn<VisitorChunk>,
   prepared: Promise<PreparedReply>,
@@ -130,6 +128,7 @@ async function storeWhileAnswering(
     history,
     prepared,
     language,
+    answerId,
   });
   let announce: () => void;
   try {

@@ -15,6 +15,11 @@ export interface AiCall {
   userId?: number | null;
 }
 
+/** An AI call's row in the ledger, priced: what `recordUsage` stores, for a statement that stores it itself. */
+export type UsageRow = AiCall & { costMicroCents: number; createdAt: Date };
+
+export const usageRow = (call: AiCall, createdAt = new Date()): UsageRow => ({ ...call, costMicroCents: costMicroCents(call.provider, call.model, call.tokensIn, call.tokensOut), createdAt });
+
 /**
  * Appends one AI call to the usage ledger, priced in micro-cents. Callers that persist the call's
  * result (an assistant message) pass their transaction, so the reply and its cost land together.
