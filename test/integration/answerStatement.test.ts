@@ -119,4 +119,34 @@ describe('an AI answer stored by one statement', () => {
     assert.equal(conversation.messageCount, messages.length);
     if (answers === 0) assert.equal(reply.events.at(-1)!.event, 'error', 'the answer was not stored, so the stream does not end as answered');
   });
+
+  it('another owner answered the question first: the statement stores nothing and the turn ends with their answer', async () => {
+    const tenant = await widgetTenant();
+    fakeLlm().script({ reply: REPLY, usage: { in: 10, out: 5 } });
+    const visitor = newVisitor();
+    const first = await ask(tenant, { visitor_id: visitor, message: 'Hello there' });
+    const conversationId: string = first.events[0]!.data.conversation_id;
+    const conversation = (await Conversation.findOne({ where: { publicId: conversationId } }))!;
+
+    let release!: () => void;
+    fakeLlm().script({ reply: REPLY, usage: { in: 10, out: 5 }, holdAfterFirst: new Promise<void>((resolve) => (release = resolve)) });
+    const text = 'Do you ship on Saturdays?';
+    const replying = ask(tenant, { visitor_id: visitor, conversation_id: conversationId, message: text });
+    const question = await eventually(
+      () => Message.findOne({ where: { conversationId: conversation.id, content: text } }),
+      (found) => found !== null,
+    );
+    // The answer a previous owner stored (the unique index allows one AI answer per question).
+    const theirs = await Message.create({ companyId: conversation.companyId, conversationId: conversation.id, role: 'assistant', content: 'Yes, on Saturdays too.', replyToId: question!.id, provider: tenant.bot.provider, model: 'earlier' });
+    const usageBefore = await UsageRecord.count({ where: { conversationId: conversation.id } });
+    release();
+    const reply = await replying;
+
+    assert.equal(reply.events.at(-1)!.event, 'done');
+    assert.equal(reply.events.at(-1)!.data.message_id, Number(theirs.id));
+    assert.equal(await Message.count({ where: { replyToId: question!.id } }), 1);
+    assert.equal(await UsageRecord.count({ where: { conversationId: conversation.id } }), usageBefore, 'no usage row for an answer not stored');
+    const lines = (await eventsOf(Number(conversation.id))).filter((e) => e.type === 'message.created');
+    assert.ok(!lines.some((e) => e.role === 'assistant' && Number(e.message_id) > Number(theirs.id)), 'no event for an answer not stored');
+  });
 });

@@ -1,4 +1,5 @@
-import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
+import { DatabaseError, QueryTypes, UniqueConstraintError, type Sequelize, type Transaction } from 'sequelize';
+import { plainRows } from '../../db/plainRows';
 
 /** An actor wrote under an epoch older than the shard's current one: another node owns the shard now. */
 export class StaleEpochError extends Error {
@@ -100,14 +101,27 @@ export interface FencedStatement {
  */
 export async function fencedStatement<R extends object>(sequelize: Sequelize, shard: number, epoch: number, build: (current: string) => FencedStatement): Promise<R> {
   const { ctes, columns, bind } = build('fence_current');
-  const [row] = await sequelize.query<R & { fence_epoch: number | string | null }>(
-    `WITH fence_row AS (SELECT epoch FROM shard_fences WHERE shard = $1 FOR SHARE),
-     fence_current AS (SELECT 1 AS current WHERE coalesce((SELECT epoch FROM fence_row), 0) = $2),
+  // Plain rows on a prepared statement: its texts come in a few shapes (the columns a line changes), each parsed and planned once per connection.
+  const rows = await plainRows<R & { fence_epoch: number | string | null }>(
+    sequelize,
+    `WITH fence_row AS (SELECT epoch FROM shard_fences WHERE shard = $1::int FOR SHARE),
+     fence_current AS (SELECT 1 AS current WHERE coalesce((SELECT epoch FROM fence_row), 0) = $2::bigint),
      ${ctes}
      SELECT coalesce((SELECT epoch FROM fence_row), 0) AS fence_epoch, ${columns}`,
-    { bind: [shard, epoch, ...bind], type: QueryTypes.SELECT },
-  );
+    [shard, epoch, ...bind],
+    { prepared: true },
+  ).catch((error: unknown) => {
+    throw uniqueViolation(error) ?? error;
+  });
+  const row = rows[0];
   const current = Number(row?.fence_epoch ?? 0);
   if (!row || current !== epoch) throw new StaleEpochError(shard, epoch, current);
   return row;
+}
+
+/** A unique violation as Sequelize's own queries report it (`UniqueConstraintError`), which callers of a write test for. */
+function uniqueViolation(error: unknown): UniqueConstraintError | undefined {
+  if (!(error instanceof DatabaseError) || (error.parent as { code?: string }).code !== '23505') return undefined;
+  // The driver's error as Sequelize keeps it (with `sql`), so `breaksOneOpenPerVisitor` and others read its constraint as before.
+  return new UniqueConstraintError({ message: error.parent.message, parent: error.parent as Error & { sql: string } });
 }

@@ -1,4 +1,3 @@
-import { QueryTypes } from 'sequelize';
 import { FLOOD_LIMIT, type RecentLine } from '../../domain/conversations/abuse';
 import type { ChatMessage } from '../../ai/providers/types';
 import { asTurn, HISTORY_ROLES, HISTORY_TURNS } from '../../domain/conversations/history';
@@ -20,6 +19,17 @@ export interface TurnRead {
   answerId: number | null;
 }
 
+/** The turn's one read: one text, prepared once per connection (`plainRows`). */
+const TURN_READ = `SELECT coalesce((SELECT json_agg(json_build_object('at', extract(epoch FROM r.created_at) * 1000, 'tail', r.tail) ORDER BY r.id DESC)
+              FROM (SELECT id, created_at, right(content, ${LANGUAGE_SAMPLE_CHARS}) AS tail FROM messages
+                     WHERE conversation_id = $1 AND role = 'visitor' ORDER BY id DESC LIMIT ${Math.max(FLOOD_LIMIT, EARLIER_MESSAGES)}) r), '[]') AS recent,
+            CASE WHEN $2::text IS NULL THEN NULL ELSE (SELECT id FROM messages WHERE conversation_id = $1 AND client_id = $2::text AND role = 'visitor' LIMIT 1) END AS retried_id,
+            (SELECT array_agg(v ORDER BY v) FROM (SELECT nextval(pg_get_serial_sequence('messages', 'id')) AS v
+               FROM generate_series(1, CASE WHEN NOT $3::boolean THEN 0 WHEN $4::boolean THEN 2 ELSE 1 END)) ids) AS ids,
+            CASE WHEN $4::boolean THEN coalesce((SELECT json_agg(json_build_object('role', h.role, 'content', h.content) ORDER BY h.id)
+              FROM (SELECT id, role, content FROM messages
+                     WHERE conversation_id = $1 AND role IN (${HISTORY_ROLES.map((role) => `'${role}'`).join(', ')}) ORDER BY id DESC LIMIT ${HISTORY_TURNS}) h), '[]') END AS history`;
+
 /**
  * The reads of a visitor's turn in one query: the newest visitor lines (enough for the flood
  * rule and the language sample, by `messages_conversation`, a cost that does not grow with the transcript), the retry by client id (by the `client_id` unique index), and, when
@@ -30,17 +40,11 @@ export interface TurnRead {
  * inside its conversation's turn, so lines keep their order.
  */
 export async function readForTurn(conversationId: number, clientId: string | undefined, takeId: boolean, withHistory = false): Promise<TurnRead> {
-  const [row] = await Message.sequelize!.query<{ recent: Array<{ at: number; tail: string }>; retried_id: string | null; ids: string[] | null; history: Array<{ role: string; content: string }> | null }>(
-    `SELECT coalesce((SELECT json_agg(json_build_object('at', extract(epoch FROM r.created_at) * 1000, 'tail', r.tail) ORDER BY r.id DESC)
-              FROM (SELECT id, created_at, right(content, ${LANGUAGE_SAMPLE_CHARS}) AS tail FROM messages
-                     WHERE conversation_id = $1 AND role = 'visitor' ORDER BY id DESC LIMIT ${Math.max(FLOOD_LIMIT, EARLIER_MESSAGES)}) r), '[]') AS recent,
-            CASE WHEN $2::text IS NULL THEN NULL ELSE (SELECT id FROM messages WHERE conversation_id = $1 AND client_id = $2::text AND role = 'visitor' LIMIT 1) END AS retried_id,
-            (SELECT array_agg(v ORDER BY v) FROM (SELECT nextval(pg_get_serial_sequence('messages', 'id')) AS v
-               FROM generate_series(1, CASE WHEN NOT $3::boolean THEN 0 WHEN $4::boolean THEN 2 ELSE 1 END)) ids) AS ids,
-            CASE WHEN $4::boolean THEN coalesce((SELECT json_agg(json_build_object('role', h.role, 'content', h.content) ORDER BY h.id)
-              FROM (SELECT id, role, content FROM messages
-                     WHERE conversation_id = $1 AND role IN (${HISTORY_ROLES.map((role) => `'${role}'`).join(', ')}) ORDER BY id DESC LIMIT ${HISTORY_TURNS}) h), '[]') END AS history`,
-    { bind: [conversationId, clientId ?? null, takeId, withHistory], type: QueryTypes.SELECT },
+  const [row] = await plainRows<{ recent: Array<{ at: number; tail: string }>; retried_id: string | null; ids: string[] | null; history: Array<{ role: string; content: string }> | null }>(
+    Message.sequelize!,
+    TURN_READ,
+    [conversationId, clientId ?? null, takeId, withHistory],
+    { prepared: true },
   );
   return {
     recent: row!.recent.map((line) => ({ createdAt: new Date(Number(line.at)), tail: line.tail })),
