@@ -1,7 +1,6 @@
 import type { Response } from 'express';
-import type { OpenCount } from '../ops/metrics';
-
 import { BUSY_ABOVE, flushAtTick, forget, WINDOW_MS } from '../net/streamWindow';
+import type { OpenCount } from '../ops/metrics';
 
 const KEEPALIVE_MS = 15_000;
 

@@ -52,8 +52,8 @@ export class PacedRead implements Resumable {
     this.paused = false;
     const handle = this.handle();
     // Not reading any more: net.Socket stopped it itself (its buffer full) and starts it again itself.
-    if (!handle?.reading || this.socket?.destroyed) return;
-    if (handle.readStart?.() !== 0) this.socket?.destroy(new Error('the provider socket could not read again'));
+    if (!handle?.reading || typeof handle.readStart !== 'function' || this.socket?.destroyed) return;
+    if (handle.readStart() !== 0) this.socket?.destroy(new Error('the provider socket could not read again'));
   }
 
   release(): void {
