@@ -1,4 +1,5 @@
 import type { Response } from 'express';
+import { BUSY_ABOVE, flushAtTick, forget, WINDOW_MS } from '../net/streamWindow';
 import type { OpenCount } from '../ops/metrics';
 
 const KEEPALIVE_MS = 15_000;
@@ -8,25 +9,14 @@ const KEEPALIVE_MS = 15_000;
  * call, the largest cost of relaying a token) then carries every delta a stream got in the window.
  * With few streams each delta is written at once, as it comes.
  */
-export const COALESCE_ABOVE = 64;
+export const COALESCE_ABOVE = BUSY_ABOVE;
 /**
- * The window: a held delta waits at most this long, the 50 ms a token may be delayed
- * (docs/performance.md, Concurrent streams). At 30 tokens/s a window holds one or two of a
- * stream's deltas (1.5 on average; a 30 ms window held one and saved no write), and the gap a
- * visitor sees between two updates grows by at most the window less the provider's own gap.
+ * The window (src/net/streamWindow.ts): a held delta waits at most this long, and is written on the
+ * tick that also resumes the provider reads waiting for it, after those reads.
  */
-export const COALESCE_MS = 50;
+export const COALESCE_MS = WINDOW_MS;
 
-/** Streams with deltas waiting, all written by one timer per window. */
-const waiting = new Set<SseStream>();
-let flushTimer: NodeJS.Timeout | undefined;
 let streaming = 0;
-
-function flushWaiting(): void {
-  flushTimer = undefined;
-  for (const stream of waiting) stream.flush();
-  waiting.clear();
-}
 
 /**
  * A Server-Sent Events answer: `event:` and `data:` (JSON) lines per event, an `id:` per event, and
@@ -80,8 +70,7 @@ export class SseStream {
       // The first delta is the time to first token: never held.
       if (this.sentDelta && streaming > COALESCE_ABOVE) {
         this.pending += text;
-        waiting.add(this);
-        flushTimer ??= setTimeout(flushWaiting, COALESCE_MS);
+        flushAtTick(this);
         return;
       }
       this.sentDelta = true;
@@ -97,7 +86,7 @@ export class SseStream {
   end(): void {
     clearInterval(this.keepalive);
     this.flush();
-    waiting.delete(this);
+    forget(this);
     this.uncount();
     if (this.open) this.res.end();
   }

@@ -50,7 +50,7 @@ export function postSse(call: ProviderCall, onEvent: SseHandler): Promise<void> 
     const parser = createParser({ onEvent: (event) => pending.push(event) });
     let seenEvent = false;
     let raw = '';
-    await read((chunk) => {
+    const streamed = (chunk: string): 'stop' | void => {
       if (!seenEvent && raw.length < DETAIL_LIMIT) raw += chunk;
       parser.feed(chunk);
       // Handlers run outside the parser's callback so that a ProviderError they throw is ours to route.
@@ -64,7 +64,8 @@ export function postSse(call: ProviderCall, onEvent: SseHandler): Promise<void> 
       } finally {
         pending.length = 0;
       }
-    });
+    };
+    await read(streamed, true);
     // A body without a single event is usually a proxy's HTML or JSON page: show it instead of "ended early".
     if (!seenEvent) throw failure(call, 'bad_response', `no server-sent events in the answer: ${raw.trim() || '(empty)'}`);
   });
@@ -79,8 +80,8 @@ type Attempt<T> =
   | { ok: true; value: T }
   | { ok: false; error: ProviderError; retryable: boolean; retryAfterMs?: number };
 
-/** Reads the answer's body: `onText` gets its text chunk by chunk until the end or 'stop'. */
-type Reader = (onText: TextHandler) => Promise<void>;
+/** Reads the answer's body: `onText` gets its text chunk by chunk until the end or 'stop'; `paced` for a streamed answer. */
+type Reader = (onText: TextHandler, paced?: boolean) => Promise<void>;
 type Consume<T> = (read: Reader) => Promise<T>;
 
 async function send<T>(call: ProviderCall, consume: Consume<T>): Promise<T> {
@@ -119,7 +120,7 @@ async function attemptOnce<T>(call: ProviderCall, consume: Consume<T>): Promise<
     }
     phase = 'body';
     timer.arm();
-    const reader: Reader = (onText) => exchange.read(response, onText, () => timer.arm());
+    const reader: Reader = (onText, paced) => exchange.read(response, onText, () => timer.arm(), paced);
     const status = response.statusCode ?? 0;
     if (status < 200 || status > 299) return await errorAnswer(call, status, response.headers['retry-after'], reader, exchange);
     const value = await consume(reader);

@@ -1,5 +1,6 @@
 import { Agent as HttpAgent, request as httpRequest, type ClientRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { PacedRead } from '../../net/pacedRead';
 
 /**
  * Provider connections stay open between calls (as fetch's pool kept them): a stream pays its TCP
@@ -25,6 +26,7 @@ export class Exchange {
   cut = false;
   private request: ClientRequest | undefined;
   private answer: IncomingMessage | undefined;
+  private paced: PacedRead | undefined;
 
   constructor(url: string, headers: Record<string, string>, body: string) {
     this.response = new Promise<IncomingMessage>((resolve, reject) => {
@@ -47,11 +49,15 @@ export class Exchange {
   /**
    * Feeds the answer's text to `onText` until it ends or `onText` says 'stop'; `onChunk` hears of
    * every chunk (the idle timer). Rejects when the connection is lost before the end, or with what
-   * `onText` throws.
+   * `onText` throws. `paced` (a streamed answer) reads the socket once a window while this process
+   * streams many answers (src/net/pacedRead.ts); a short answer is read as it comes.
    */
-  read(answer: IncomingMessage, onText: TextHandler, onChunk: () => void): Promise<void> {
+  read(answer: IncomingMessage, onText: TextHandler, onChunk: () => void, paced = false): Promise<void> {
     return new Promise<void>((resolve, reject) => {
+      const pacedRead = paced ? new PacedRead(answer.socket) : undefined;
+      this.paced = pacedRead;
       const settle = (error?: unknown): void => {
+        pacedRead?.release();
         answer.off('data', onData);
         answer.off('end', onEnd);
         answer.off('error', settle);
@@ -69,6 +75,7 @@ export class Exchange {
           return;
         }
         if (said === 'stop') settle();
+        else pacedRead?.afterRead();
       };
       const onEnd = (): void => settle();
       const onClose = (): void => {
@@ -95,6 +102,8 @@ export class Exchange {
    */
   close(cut: boolean): void {
     if (cut) this.cut = true;
+    // A socket left waiting for the tick reads again before it is destroyed or goes back to the pool.
+    this.paced?.release();
     const { request, answer } = this;
     if (!request) return;
     if (!answer) {
