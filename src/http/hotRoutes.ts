@@ -7,7 +7,7 @@ import { inputOf, type DeclaredEndpoint } from './endpoint';
 import { errorHandler } from './errorHandler';
 import { withExpress } from './expressify';
 import { holdHeaders, releaseHeaders, type HeldHeaders } from './hotAnswer';
-import { IpLimitKeys } from './ipLimitKeys';
+import { IpLimitKeys, type TrustProxyFn } from './ipLimitKeys';
 import { makeStorable, SMALL_BODY_LIMIT } from './jsonBody';
 import { requestIdFrom } from './requestId';
 import { loggedUrl, requestLogLevel } from './requestLog';
@@ -116,7 +116,8 @@ export function hotRoutes<Deps>(options: HotRoutesOptions<Deps>): RequestHandler
   });
   const app = options.app;
   const expressify = app ? (req: Request, res: Response) => withExpress(app, req, res) : () => undefined;
-  const limitKeys = new IpLimitKeys();
+  // The app's trust function, read without giving the request express's prototype (a plain request has no `app`).
+  const limitKeys = new IpLimitKeys((req) => ((app ?? req.app)?.get('trust proxy fn') as TrustProxyFn | undefined));
   /** `req.ip` (proxy-addr under the app's `trust proxy`), for an address and X-Forwarded-For not seen before. */
   const ipOf = (req: Request): string | undefined => {
     expressify(req, req.res!);

@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import { Batched } from '../db/batched';
 import type { LimiterOptions } from './limiters';
 
 /** One request's point, spent or refused, with what the X-RateLimit headers and Retry-After say. */
@@ -21,23 +22,35 @@ export interface ReservedLimiterOptions extends LimiterOptions {
 }
 
 /**
- * Takes up to ARGV[1] points of the window's ARGV[2], creating the window (ARGV[3] seconds) on first
- * use: the same key, counter and expiry as rate-limiter-flexible's RateLimiterRedis, so a limit
- * spent here and through the generic stack's limiter (a request that fell back to it) is one budget.
- * Returns the points granted (0 once the window's are all taken), the counter after, and its TTL in ms.
+ * For each key, takes up to ARGV[1] points of the window's ARGV[2], creating the window (ARGV[3]
+ * seconds) on first use: the same key, counter and expiry as rate-limiter-flexible's RateLimiterRedis,
+ * so a limit spent here and through the generic stack's limiter (a request that fell back to it) is
+ * one budget. Returns, per key in order, the points granted (0 once the window's are all taken), the
+ * counter after, and its TTL in ms. Several keys at once: the new addresses of one event-loop turn
+ * (every new visitor's first beat reserves) share one round trip.
  */
-const RESERVE_SCRIPT = `redis.call('set', KEYS[1], 0, 'EX', ARGV[3], 'NX')
-local taken = tonumber(redis.call('get', KEYS[1]))
-local grant = math.min(tonumber(ARGV[1]), tonumber(ARGV[2]) - taken)
-if grant > 0 then taken = redis.call('incrby', KEYS[1], grant) else grant = 0 end
-local ttl = redis.call('pttl', KEYS[1])
-if ttl == -1 then
-  redis.call('expire', KEYS[1], ARGV[3])
-  ttl = 1000 * ARGV[3]
+const RESERVE_SCRIPT = `local out = {}
+for _, key in ipairs(KEYS) do
+  redis.call('set', key, 0, 'EX', ARGV[3], 'NX')
+  local taken = tonumber(redis.call('get', key))
+  local grant = math.min(tonumber(ARGV[1]), tonumber(ARGV[2]) - taken)
+  if grant > 0 then taken = redis.call('incrby', key, grant) else grant = 0 end
+  local ttl = redis.call('pttl', key)
+  if ttl == -1 then
+    redis.call('expire', key, ARGV[3])
+    ttl = 1000 * ARGV[3]
+  end
+  out[#out + 1] = grant
+  out[#out + 1] = taken
+  out[#out + 1] = ttl
 end
-return {grant, taken, ttl}`;
+return out`;
 
-type ReservingRedis = Redis & { parleyReservePoints(key: string, reserve: string, points: string, seconds: string): Promise<[number, number, number]> };
+/** The keys' count first (the script takes any number), then the keys, then ARGV. */
+type ReservingRedis = Redis & { parleyReservePointsOf(count: number, ...keysThenArgs: string[]): Promise<number[]> };
+
+/** The most keys in one script call: a flood of new addresses is still answered in short steps. */
+const MAX_KEYS_PER_CALL = 200;
 
 /** One key's window as this node holds it. */
 interface Reserve {
@@ -74,7 +87,7 @@ export function reservedLimiter(redis: Redis | undefined, prefix: string, option
     );
   if (!redis) return { spend: fromMemory };
   const store = redis as ReservingRedis;
-  if (typeof store.parleyReservePoints !== 'function') store.defineCommand('parleyReservePoints', { numberOfKeys: 1, lua: RESERVE_SCRIPT });
+  if (typeof store.parleyReservePointsOf !== 'function') store.defineCommand('parleyReservePointsOf', { lua: RESERVE_SCRIPT });
 
   const keyPrefix = `${prefix}rl:${options.name}:`;
   const reserve = String(Math.max(1, Math.floor(options.reserve)));
@@ -95,13 +108,25 @@ export function reservedLimiter(redis: Redis | undefined, prefix: string, option
     return undefined;
   };
 
+  /**
+   * Reservations asked for in one event-loop turn go in one script call (src/db/batched.ts: at the end
+   * of the turn while none runs, else together after the one running); a lone one as soon as before.
+   */
+  const reservations = new Batched<string, [number, number, number]>(
+    async (keys) => {
+      const flat = await store.parleyReservePointsOf(keys.length, ...keys.map((key) => keyPrefix + key), reserve, points, seconds);
+      return keys.map((_, i) => [Number(flat[3 * i]), Number(flat[3 * i + 1]), Number(flat[3 * i + 2])]);
+    },
+    { inFlight: 1, maxBatch: MAX_KEYS_PER_CALL },
+  );
+
   const reserveFor = (key: string, entry: Reserve): Promise<void> => {
     // The window is measured from before the command is sent, so this node's idea of its end is never after Redis's.
     const sentAt = Date.now();
-    return store.parleyReservePoints(keyPrefix + key, reserve, points, seconds).then(([grant, taken, ttl]) => {
-      entry.left += Number(grant);
-      entry.taken = Number(taken);
-      entry.endsAt = sentAt + Number(ttl);
+    return reservations.call(key).then(([grant, taken, ttl]) => {
+      entry.left += grant;
+      entry.taken = taken;
+      entry.endsAt = sentAt + ttl;
     });
   };
 

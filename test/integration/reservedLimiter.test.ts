@@ -50,6 +50,33 @@ describe('reserved route limits (redis)', () => {
     await assert.rejects(generic.consume('ip:10.0.0.5'), 'the generic limiter sees the points as spent');
   });
 
+  it('new keys asked for in one turn share one Redis call, each counted in its own window (some already spent elsewhere)', async () => {
+    const name = uniqueName();
+    const generic = limiterFactory(redis, TEST_REDIS_PREFIX)({ name, points: 3, duration: 60 });
+    for (let i = 0; i < 3; i++) await generic.consume('ip:10.1.0.0'); // spent by another node: refused here too
+    await generic.consume('ip:10.1.0.1'); // one point of three taken elsewhere
+    const limiter = reservedLimiter(redis, TEST_REDIS_PREFIX, { name, points: 3, duration: 60, reserve: 2 });
+    // Counts the limiter's script calls (the command is looked up on the connection at each call).
+    const store = redis as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
+    const script = store.parleyReservePointsOf!;
+    let calls = 0;
+    store.parleyReservePointsOf = (...args: unknown[]) => (calls++, script.apply(redis, args));
+    try {
+      const keys = Array.from({ length: 40 }, (_, i) => `ip:10.1.0.${i}`);
+      const first = await Promise.all(keys.map((key) => spend(limiter, key)));
+      assert.equal(calls, 1, 'one script call for the 40 new keys');
+      assert.deepEqual(first.slice(0, 3).map((s) => [s.allowed, s.remaining]), [[false, 0], [true, 1], [true, 2]]);
+      assert.ok(first.slice(2).every((s) => s.allowed && s.remaining === 2 && s.msBeforeNext > 0 && s.msBeforeNext <= 60_000));
+      // Each key's window holds what it was granted: two more of key 2 get through, the third does not.
+      const again = [];
+      for (let i = 0; i < 3; i++) again.push(await spend(limiter, 'ip:10.1.0.2'));
+      assert.deepEqual(again.map((s) => [s.allowed, s.remaining]), [[true, 1], [true, 0], [false, 0]]);
+      await assert.rejects(generic.consume('ip:10.1.0.2'), 'the window in Redis is spent too');
+    } finally {
+      store.parleyReservePointsOf = script;
+    }
+  });
+
   it('counts in memory while Redis is not ready, as the generic limiter does', async () => {
     const offline = new Redis(REDIS_URL, { lazyConnect: true });
     try {

@@ -1,5 +1,5 @@
-import { QueryTypes } from 'sequelize';
 import { ROLE_NAMES, roleCan } from '../../../config/roles';
+import { plainRows } from '../../db/plainRows';
 import { User } from '../../models';
 import { allowsPush, type NotificationEvent, type Preferences } from '../notifications/preferences';
 import { loadPreferencesOf } from '../notifications/storedPreferences';
@@ -23,7 +23,10 @@ const FOR_THE_ASSIGNEE: ReadonlySet<NotificationEvent> = new Set(['visitor_messa
  * conversations) holds it. `visitor_arrived` only while the chatbot is active and shows live visitors.
  */
 export async function pushRecipients(event: PushEvent): Promise<PushRecipient[]> {
-  const handlers = await User.sequelize!.query<PushRecipient>(
+  // Prepared, as plain rows: every batch of arrivals on a site asks it (src/domain/push/openTabs.ts),
+  // and its plan does not depend on the values (docs/performance.md, "Arrivals, fifth round").
+  const handlers = await plainRows<PushRecipient>(
+    User.sequelize!,
     `SELECT u.id, u.timezone
        FROM users u JOIN companies c ON c.id = u.company_id
       WHERE u.company_id = $1 AND u.suspended_at IS NULL AND c.suspended_at IS NULL AND u.role = ANY($4::text[])
@@ -32,10 +35,8 @@ export async function pushRecipients(event: PushEvent): Promise<PushRecipient[]>
                WHERE b.id = $3 AND b.company_id = u.company_id AND b.is_active
                  AND COALESCE((b.branding->>'live_visitors')::boolean, false)))
       ORDER BY u.id`,
-    {
-      bind: [event.companyId, event.event !== 'visitor_arrived', event.chatbotId, HANDLER_ROLES],
-      type: QueryTypes.SELECT,
-    },
+    [event.companyId, event.event !== 'visitor_arrived', event.chatbotId, HANDLER_ROLES],
+    { prepared: true },
   );
   if (!FOR_THE_ASSIGNEE.has(event.event) || event.assignedUserId === null) return handlers;
   const assignee = handlers.find((user) => user.id === event.assignedUserId);
