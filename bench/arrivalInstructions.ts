@@ -1,12 +1,9 @@
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { performance } from 'node:perf_hooks';
+import { resolve } from 'node:path';
 import { loadConfig } from '../config/env';
 import { closeContext, openContext } from '../src/boot/openContext';
 import { createLogger } from '../src/logger';
+import { instructions, SLOW_CLUSTER, underCallgrind } from './support/callgrind';
 import { defer, scoped } from './support/cleanup';
 import { benchChatbot } from './support/corpus';
 import { childEnv } from './support/processes';
@@ -29,56 +26,6 @@ const UA = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML,
 const SETTLE_MS = 5_000;
 const IDLE_MS = 20_000;
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
-/** Under callgrind the node runs tens of times slower: leases long enough that it never loses its shards meanwhile. */
-const SLOW_CLUSTER = { CLUSTER_HEARTBEAT_MS: '20000', CLUSTER_LEASE_TTL_MS: '300000' };
-
-interface Counted {
-  child: ChildProcess;
-  port: number;
-  outDir: string;
-}
-
-async function underCallgrind(script: string, env: NodeJS.ProcessEnv): Promise<Counted> {
-  const outDir = mkdtempSync(join(tmpdir(), 'arrival-instr-'));
-  const child = spawn('valgrind', ['--tool=callgrind', '--instr-atstart=no', `--callgrind-out-file=${outDir}/cg.out`, process.execPath, script], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  defer(`stop ${script}`, () => {
-    child.kill('SIGKILL');
-    rmSync(outDir, { recursive: true, force: true });
-  });
-  let buffered = '';
-  const port = await new Promise<number>((done, fail) => {
-    const timer = setTimeout(() => fail(new Error(`${script} did not listen within 10 minutes`)), 600_000);
-    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
-      buffered += chunk;
-      for (const line of buffered.split('\n')) {
-        if (!line.includes('"listening"')) continue;
-        clearTimeout(timer);
-        done(Number((JSON.parse(line) as { port: number }).port));
-      }
-      buffered = buffered.slice(buffered.lastIndexOf('\n') + 1);
-    });
-    child.stderr!.resume();
-    child.once('exit', (code) => fail(new Error(`${script} exited (${String(code)})`)));
-  });
-  return { child, port, outDir };
-}
-
-const control = (counted: Counted, ...args: string[]) => execFileSync('callgrind_control', [...args, String(counted.child.pid)], { stdio: 'ignore' });
-
-async function instructions(counted: Counted, phase: () => Promise<void>): Promise<{ ir: number; seconds: number }> {
-  control(counted, '-i', 'on');
-  control(counted, '-z');
-  const start = performance.now();
-  await phase();
-  const seconds = (performance.now() - start) / 1000;
-  control(counted, '-d');
-  control(counted, '-i', 'off');
-  const files = readdirSync(counted.outDir).filter((name) => /^cg\.out\.\d+$/.test(name));
-  const newest = files.sort((a, b) => Number(a.split('.').pop()) - Number(b.split('.').pop())).pop()!;
-  const totals = /^(?:summary|totals): (\d+)/m.exec(readFileSync(join(counted.outDir, newest), 'utf8'));
-  return { ir: Number(totals?.[1]), seconds };
-}
-
 /** Visitor i's first heartbeat, from its own address, as `heartbeats` and bench/arrivalsAb.ts send it. */
 function arrive(agent: Agent, port: number, key: string, i: number): Promise<number> {
   const body = JSON.stringify({ visitor_id: `ai-visitor-${i}`, url: 'https://shop.example/products/0', title: 'Product 0', referrer: 'https://www.google.com/' });

@@ -1,0 +1,65 @@
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { defer } from './cleanup';
+
+/** Instructions counted by valgrind's callgrind (bench/beatInstructions.ts, bench/arrivalInstructions.ts): the same count whatever else runs on the machine. */
+
+/** Under callgrind the node runs tens of times slower: leases long enough that it never loses its shards meanwhile. */
+export const SLOW_CLUSTER = { CLUSTER_HEARTBEAT_MS: '20000', CLUSTER_LEASE_TTL_MS: '300000' };
+
+export interface Counted {
+  child: ChildProcess;
+  port: number;
+  outDir: string;
+}
+
+/** Starts `script` under callgrind, instrumentation off, and waits for its `listening` log line. */
+export async function underCallgrind(script: string, env: NodeJS.ProcessEnv): Promise<Counted> {
+  const outDir = mkdtempSync(join(tmpdir(), 'callgrind-'));
+  const child = spawn('valgrind', ['--tool=callgrind', '--instr-atstart=no', `--callgrind-out-file=${outDir}/cg.out`, process.execPath, script], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  defer(`stop ${script}`, () => {
+    child.kill('SIGKILL');
+    rmSync(outDir, { recursive: true, force: true });
+  });
+  let buffered = '';
+  const warnings: string[] = [];
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+    for (const line of chunk.split('\n')) if (/"level":(?:[4-6]\d)/.test(line) && warnings.length < 20) warnings.push(line.slice(0, 600));
+  });
+  process.once('exit', () => warnings.length && process.stderr.write(`${script} warned:\n${warnings.join('\n')}\n`));
+  const port = await new Promise<number>((done, fail) => {
+    const timer = setTimeout(() => fail(new Error(`${script} did not listen within 10 minutes`)), 600_000);
+    child.stdout!.on('data', (chunk: string) => {
+      buffered += chunk;
+      for (const line of buffered.split('\n')) {
+        if (!line.includes('"listening"')) continue;
+        clearTimeout(timer);
+        done(Number((JSON.parse(line) as { port: number }).port));
+      }
+      buffered = buffered.slice(buffered.lastIndexOf('\n') + 1);
+    });
+    child.stderr!.resume();
+    child.once('exit', (code) => fail(new Error(`${script} exited (${String(code)})`)));
+  });
+  return { child, port, outDir };
+}
+
+const control = (counted: Counted, ...args: string[]) => execFileSync('callgrind_control', [...args, String(counted.child.pid)], { stdio: 'ignore' });
+
+/** Instructions run between now and `done`: instrumentation on, the phase, a dump, instrumentation off. */
+export async function instructions(counted: Counted, phase: () => Promise<void>): Promise<{ ir: number; seconds: number }> {
+  control(counted, '-i', 'on');
+  control(counted, '-z');
+  const start = performance.now();
+  await phase();
+  const seconds = (performance.now() - start) / 1000;
+  control(counted, '-d');
+  control(counted, '-i', 'off');
+  const files = readdirSync(counted.outDir).filter((name) => /^cg\.out\.\d+$/.test(name));
+  const newest = files.sort((a, b) => Number(a.split('.').pop()) - Number(b.split('.').pop())).pop()!;
+  const totals = /^(?:summary|totals): (\d+)/m.exec(readFileSync(join(counted.outDir, newest), 'utf8'));
+  return { ir: Number(totals?.[1]), seconds };
+}
