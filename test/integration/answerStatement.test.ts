@@ -23,6 +23,23 @@ const eventsOf = (conversationId: number) =>
     { bind: [conversationId], type: QueryTypes.SELECT },
   );
 
+/**
+ * A conversation answered once, then a follow-up `text` whose answer the provider holds after its
+ * first delta until `release`: the moment to change what the answer's statement will find.
+ */
+async function followUpHeldMidAnswer(text: string) {
+  const tenant = await widgetTenant();
+  fakeLlm().script({ reply: REPLY, usage: { in: 10, out: 5 } });
+  const visitor = newVisitor();
+  const first = await ask(tenant, { visitor_id: visitor, message: 'Hello there' });
+  const conversationId: string = first.events[0]!.data.conversation_id;
+  const conversation = (await Conversation.findOne({ where: { publicId: conversationId } }))!;
+  let release!: () => void;
+  fakeLlm().script({ reply: REPLY, usage: { in: 10, out: 5 }, holdAfterFirst: new Promise<void>((resolve) => (release = resolve)) });
+  const replying = ask(tenant, { visitor_id: visitor, conversation_id: conversationId, message: text });
+  return { tenant, conversationId, conversation, replying, release };
+}
+
 describe('an AI answer stored by one statement', () => {
   beforeEach(() => fakeLlm().reset());
   afterEach(() => fakeLlm().reset());
@@ -80,17 +97,8 @@ describe('an AI answer stored by one statement', () => {
   });
 
   it('a new owner took the shard while the answer streamed: nothing of the answer is written under the old epoch', async () => {
-    const tenant = await widgetTenant();
-    fakeLlm().script({ reply: REPLY, usage: { in: 10, out: 5 } });
-    const visitor = newVisitor();
-    const first = await ask(tenant, { visitor_id: visitor, message: 'Hello there' });
-    const conversationId: string = first.events[0]!.data.conversation_id;
-    const conversation = (await Conversation.findOne({ where: { publicId: conversationId } }))!;
-
-    let release!: () => void;
-    fakeLlm().script({ reply: REPLY, usage: { in: 10, out: 5 }, holdAfterFirst: new Promise<void>((resolve) => (release = resolve)) });
     const text = 'Is my parcel on its way?';
-    const replying = ask(tenant, { visitor_id: visitor, conversation_id: conversationId, message: text });
+    const { conversationId, conversation, replying, release } = await followUpHeldMidAnswer(text);
     // The question is stored (its statement committed) and the provider is held mid-answer: now the shard moves on.
     const stored = await eventually(
       () => Message.count({ where: { conversationId: conversation.id, content: text } }),
@@ -121,17 +129,8 @@ describe('an AI answer stored by one statement', () => {
   });
 
   it('another owner answered the question first: the statement stores nothing and the turn ends with their answer', async () => {
-    const tenant = await widgetTenant();
-    fakeLlm().script({ reply: REPLY, usage: { in: 10, out: 5 } });
-    const visitor = newVisitor();
-    const first = await ask(tenant, { visitor_id: visitor, message: 'Hello there' });
-    const conversationId: string = first.events[0]!.data.conversation_id;
-    const conversation = (await Conversation.findOne({ where: { publicId: conversationId } }))!;
-
-    let release!: () => void;
-    fakeLlm().script({ reply: REPLY, usage: { in: 10, out: 5 }, holdAfterFirst: new Promise<void>((resolve) => (release = resolve)) });
     const text = 'Do you ship on Saturdays?';
-    const replying = ask(tenant, { visitor_id: visitor, conversation_id: conversationId, message: text });
+    const { tenant, conversation, replying, release } = await followUpHeldMidAnswer(text);
     const question = await eventually(
       () => Message.findOne({ where: { conversationId: conversation.id, content: text } }),
       (found) => found !== null,
