@@ -1,5 +1,5 @@
 import type { Response } from 'express';
-import { BUSY_ABOVE, flushAtTick, forget, WINDOW_MS } from '../net/streamWindow';
+import { BUSY_ABOVE, flushAtTick, forget } from '../net/streamWindow';
 import type { OpenCount } from '../ops/metrics';
 
 const KEEPALIVE_MS = 15_000;
@@ -10,11 +10,6 @@ const KEEPALIVE_MS = 15_000;
  * With few streams each delta is written at once, as it comes.
  */
 export const COALESCE_ABOVE = BUSY_ABOVE;
-/**
- * The window (src/net/streamWindow.ts): a held delta waits at most this long, and is written on the
- * tick that also resumes the provider reads waiting for it, after those reads.
- */
-export const COALESCE_MS = WINDOW_MS;
 
 let streaming = 0;
 
@@ -23,7 +18,8 @@ let streaming = 0;
  * a comment every 15 s so proxies and load balancers keep an idle stream open. `openStreams` counts
  * it (the process's metrics) from its headers until its connection closes, however it closes.
  * Under load (more than COALESCE_ABOVE streams open) deltas after the first are written together
- * every COALESCE_MS; every event keeps its own `id:` and lines, and any other event (and the end)
+ * on the window's tick (src/net/streamWindow.ts, after the provider reads it resumed); every event
+ * keeps its own `id:` and lines, and any other event (and the end)
  * writes what was waiting first, so the order never changes.
  */
 export class SseStream {
