@@ -40,11 +40,16 @@ describe('derived conversation facts', () => {
       };
       for (const [name, text] of Object.entries(inputs)) {
         for (let i = 0; i < 20; i++) detectLanguage(text); // warm up the JIT
-        const runs = 100;
-        const start = process.hrtime.bigint();
-        for (let i = 0; i < runs; i++) detectLanguage(text);
-        const microseconds = Number(process.hrtime.bigint() - start) / 1000 / runs;
-        // 0.1 to 1 ms on the 2-core development machine under load (docs/architecture.md); the bound leaves room for a slower CI.
+        // The process's CPU time, not the clock, and the cheapest of ten batches: a busy machine
+        // delays the test (seen: 12.7 ms "per detection" at load 17) without making the work costlier.
+        const batches = Array.from({ length: 10 }, () => {
+          const start = process.cpuUsage();
+          for (let i = 0; i < 10; i++) detectLanguage(text);
+          const { user, system } = process.cpuUsage(start);
+          return (user + system) / 10;
+        });
+        const microseconds = Math.min(...batches);
+        // 0.1 to 1 ms on the 2-core development machine (docs/architecture.md); the bound leaves room for a slower CI.
         assert.ok(microseconds < 10_000, `${name}: ${microseconds.toFixed(0)} us per detection`);
       }
     });
