@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { instructions, SLOW_CLUSTER, underCallgrind, windowedInstructions } from './support/callgrind';
+import { instructions, SLOW_CLUSTER, underCallgrind, windowedInstructions, type Count } from './support/callgrind';
 import { defer, scoped } from './support/cleanup';
 import { childEnv } from './support/processes';
 import { freshIp, postWidgetStream, type Target } from './support/sseClient';
@@ -15,11 +15,16 @@ import { streamAgent } from './support/webNode';
  * as `ttfd` runs it) on its own database under callgrind, the bench provider in its own process.
  * Conversations are opened and warmed (first messages and follow-ups, uncounted); then, as `ttfd`'s
  * `startCosts` does, follow-ups one at a time on the node owning them (the only node):
- * - starts: instrumentation on just before the request is written, off when the client read `meta`;
- *   the provider holds the first token back (START_PACE) so nothing after its call is counted;
+ * - starts: a dump just before the request is written and another when the client read `meta`
+ *   (windowedInstructions); the provider holds the first token back (START_PACE) so nothing after
+ *   its call is counted. Reported as the median window (the node's background comes in bursts that
+ *   land in a few windows) less the median idle window's rate for its length, and as the mean less
+ *   the idle phase's rate;
  * - whole answers: instrumentation on over a sequential phase of follow-ups answered with 3 tokens
- *   (`done`, the answer stored) and what they leave for later;
- * each less the node's idle count per second for the windows' wall time. Usage (after `npm run
+ *   (`done`, the answer stored) and what they leave for later, less the idle phase's rate.
+ * Each for the JavaScript thread alone (`main_thread`: less V8's worker threads, whose optimizing
+ * compiler is still tiering code up after the warm-up and swings a phase by a third) and for all
+ * threads. Usage (after `npm run
  * build`): `node dist/bench/startInstructions.js [follow-ups]`; needs valgrind. START_KEEP=<dir>
  * keeps each phase's callgrind dump there for callgrind_annotate. One JSON line per build.
  */
@@ -30,8 +35,15 @@ const PACE: Pace = { tokens: 3, everyMs: 5, firstMs: 0 };
 /** Under callgrind `meta` and the instrumentation switch take seconds: the first token waits well past both. */
 const START_PACE: Pace = { tokens: 3, everyMs: 5, firstMs: 4_000 };
 const SETTLE_MS = 5_000;
+/** An idle window's length: about a start's window (the dumps that open and close it included). */
+const IDLE_WINDOW_MS = 1_500;
 const IDLE_MS = 20_000;
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+const median = (values: number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+};
 
 /** One widget stream; `onMeta` when the client reads `meta`. Resolves with the conversation's id, or throws unless it ended with `done`. */
 async function stream(target: Target, key: string, body: Record<string, unknown>, onMeta: () => void = () => undefined): Promise<string> {
@@ -78,7 +90,6 @@ async function main(): Promise<void> {
       for (let round = 0; round < WARM_ROUNDS; round++) for (const c of conversations) await followUp(c.visitor, c.id, PACE);
       await sleep(SETTLE_MS);
       const idle = await instructions(node, () => sleep(IDLE_MS), keep && resolve(keep, `idle-${index}.out`));
-      const idlePerS = idle.ir / idle.seconds;
 
       const nth = (n: number) => conversations[n % conversations.length]!;
       const starts = await windowedInstructions(
@@ -100,16 +111,33 @@ async function main(): Promise<void> {
         },
         keep && resolve(keep, `answers-${index}.out`),
       );
-      const perUnit = (phase: { ir: number; seconds: number }) => Math.round((phase.ir - idlePerS * phase.seconds) / followUps);
+      // The node's background comes in bursts (cluster heartbeat, BullMQ's checks, GC) that land in a few
+      // windows of a few seconds: the median window says what a start costs, the mean what it costs with them.
+      const idleWindows = await windowedInstructions(node, async (open, close) => {
+        for (let n = 0; n < followUps; n++) {
+          open();
+          await sleep(IDLE_WINDOW_MS);
+          close();
+        }
+      });
+      const idleMedianPerS = (of: 'ir' | 'mainIr') => median(idleWindows.each.map((w) => w[of] / w.seconds));
+      const idleRate = (of: 'ir' | 'mainIr') => idle[of] / idle.seconds;
+      const perUnit = (phase: Count & { seconds: number }, of: 'ir' | 'mainIr') => Math.round((phase[of] - idleRate(of) * phase.seconds) / followUps);
+      const figures = (of: 'ir' | 'mainIr') => ({
+        per_start_median_less_idle: Math.round(median(starts.each.map((w) => w[of] - idleMedianPerS(of) * w.seconds))),
+        per_start_median: Math.round(median(starts.each.map((w) => w[of]))),
+        per_start_less_idle: perUnit(starts, of),
+        per_answer_less_idle: perUnit(whole, of),
+        per_answer: Math.round(whole[of] / followUps),
+        idle_per_s: Math.round(idleRate(of)),
+        idle_window_median_per_s: Math.round(idleMedianPerS(of)),
+      });
       process.stdout.write(
         `${JSON.stringify({
           root,
           follow_ups: followUps,
-          instructions_per_start_less_idle: perUnit(starts),
-          instructions_per_start: Math.round(starts.ir / followUps),
-          instructions_per_answer_less_idle: perUnit(whole),
-          instructions_per_answer: Math.round(whole.ir / followUps),
-          idle_instructions_per_s: Math.round(idlePerS),
+          main_thread: figures('mainIr'),
+          all_threads: figures('ir'),
           start_window_seconds: Number((starts.seconds / followUps).toFixed(2)),
           answers_seconds: Number(whole.seconds.toFixed(1)),
         })}\n`,
