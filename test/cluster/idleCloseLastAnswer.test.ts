@@ -7,9 +7,9 @@ import { fakeLlm, server } from '../support/hooks';
 import { cliOk } from '../support/processes';
 import { postStream } from '../support/sse';
 
-// Six seconds of quiet: two answers fit well inside it, and the close is waited for.
-const IDLE_MINUTES = '0.1';
-const QUIET_MS = 6_000;
+// Nine seconds of quiet: two answers fit well inside it, even on a loaded machine, and the close is waited for.
+const IDLE_MINUTES = '0.15';
+const QUIET_MS = 9_000;
 const SECOND_ANSWER_AFTER_MS = 2_500;
 
 /**
