@@ -1,5 +1,5 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -49,8 +49,71 @@ export async function underCallgrind(script: string, env: NodeJS.ProcessEnv): Pr
 
 const control = (counted: Counted, ...args: string[]) => execFileSync('callgrind_control', [...args, String(counted.child.pid)], { stdio: 'ignore' });
 
+export interface Count {
+  /** Every thread's instructions. */
+  ir: number;
+  /** Less V8's worker threads (the optimizing compiler still tiering code up, concurrent GC): the JavaScript thread's own work, which varies far less between runs. */
+  mainIr: number;
+}
+
+/** The newest dump's totals (all threads, and less the worker threads'), and the dump itself where `keepAs` names a file (for callgrind_annotate). */
+function newestDump(counted: Counted, keepAs?: string): Count {
+  const files = readdirSync(counted.outDir).filter((name) => /^cg\.out\.\d+$/.test(name));
+  const newest = join(counted.outDir, files.sort((a, b) => Number(a.split('.').pop()) - Number(b.split('.').pop())).pop()!);
+  if (keepAs) copyFileSync(newest, keepAs);
+  // `totals`, not `summary`: after instrumentation was switched within the dump's span, callgrind writes `summary: 0`.
+  const text = readFileSync(newest, 'utf8');
+  const ir = Number((/^totals: (\d+)/m.exec(text) ?? /^summary: (\d+)/m.exec(text))?.[1]);
+  const inclusive = execFileSync('callgrind_annotate', ['--inclusive=yes', '--threshold=100', newest], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
+  const workers = Number(/^\s*([\d,]+)\s.*PlatformWorkerThread/m.exec(inclusive)?.[1]?.replaceAll(',', '') ?? 0);
+  return { ir, mainIr: ir - workers };
+}
+
+/**
+ * Instructions summed over several windows of one phase: instrumentation stays on for the whole
+ * phase (switching it discards every translation, which slows the node for seconds after), and a
+ * dump is taken where each window opens and where it closes; a window's count is its closing dump's.
+ * `run` calls `open()` where a window starts and `close()` where it ends (both block this process
+ * until the node dumped). `seconds`: the windows' wall time added up, to take off idle.
+ */
+export async function windowedInstructions(
+  counted: Counted,
+  run: (open: () => void, close: () => void) => Promise<void>,
+  keepAs?: string,
+): Promise<Count & { seconds: number; windows: number; each: Array<Count & { seconds: number }> }> {
+  control(counted, '-i', 'on');
+  let ir = 0;
+  let mainIr = 0;
+  let seconds = 0;
+  let windows = 0;
+  const each: Array<Count & { seconds: number }> = [];
+  let openedAt: number | undefined;
+  const open = () => {
+    control(counted, '-d');
+    openedAt = performance.now();
+  };
+  const close = () => {
+    if (openedAt === undefined) return;
+    control(counted, '-d');
+    const window = { seconds: (performance.now() - openedAt) / 1000, ...newestDump(counted, keepAs && `${keepAs}.${windows + 1}`) };
+    openedAt = undefined;
+    windows++;
+    ir += window.ir;
+    mainIr += window.mainIr;
+    seconds += window.seconds;
+    each.push(window);
+  };
+  try {
+    await run(open, close);
+    close();
+  } finally {
+    control(counted, '-i', 'off');
+  }
+  return { ir, mainIr, seconds, windows, each };
+}
+
 /** Instructions run between now and `done`: instrumentation on, the phase, a dump, instrumentation off. */
-export async function instructions(counted: Counted, phase: () => Promise<void>): Promise<{ ir: number; seconds: number }> {
+export async function instructions(counted: Counted, phase: () => Promise<void>, keepAs?: string): Promise<Count & { seconds: number }> {
   control(counted, '-i', 'on');
   control(counted, '-z');
   const start = performance.now();
@@ -58,8 +121,5 @@ export async function instructions(counted: Counted, phase: () => Promise<void>)
   const seconds = (performance.now() - start) / 1000;
   control(counted, '-d');
   control(counted, '-i', 'off');
-  const files = readdirSync(counted.outDir).filter((name) => /^cg\.out\.\d+$/.test(name));
-  const newest = files.sort((a, b) => Number(a.split('.').pop()) - Number(b.split('.').pop())).pop()!;
-  const totals = /^(?:summary|totals): (\d+)/m.exec(readFileSync(join(counted.outDir, newest), 'utf8'));
-  return { ir: Number(totals?.[1]), seconds };
+  return { ...newestDump(counted, keepAs), seconds };
 }

@@ -23,9 +23,9 @@ export interface EndpointDeps {
  * (decrypted here, never logged), else the platform key from the environment, else none (null), in
  * which case callers fall back to the extractive responder or answer that AI is not configured.
  */
-export async function resolveEndpoint(deps: EndpointDeps, companyId: number, slug: ProviderSlug): Promise<ProviderEndpoint | null> {
+export async function resolveEndpoint(deps: EndpointDeps, companyId: number, slug: ProviderSlug, epochRead?: string): Promise<ProviderEndpoint | null> {
   const settings = deps.config.providers[slug];
-  const stored = await storedKeyOf(deps, companyId, slug);
+  const stored = await storedKeyOf(deps, companyId, slug, epochRead);
   let apiKey = settings.apiKey;
   if (stored !== null) {
     try {
@@ -56,9 +56,10 @@ const storedKeys = new SettingsCache((key: string) => {
  * while the cluster's settings epoch stands (SettingsCache): storing or removing a key raises it
  * (src/domain/providerKeys/providerKeys.ts and the model's hooks), so every node reads the key again
  * on its next reply. Opened on each use, so a key sealed under another APP_KEY fails every time.
+ * `epochRead`: the epoch the request already read (the stream route's), checked instead of reading it again.
  */
-function storedKeyOf(deps: EndpointDeps, companyId: number, slug: ProviderSlug): Promise<string | null> {
+function storedKeyOf(deps: EndpointDeps, companyId: number, slug: ProviderSlug, epochRead?: string): Promise<string | null> {
   const { redisPrefix } = deps.config;
   const key = `${companyId}:${slug}`;
-  return redisPrefix === undefined ? storedKeys.get({ config: { redisPrefix: '' } }, key) : storedKeys.get({ redis: deps.redis, config: { redisPrefix } }, key);
+  return redisPrefix === undefined ? storedKeys.get({ config: { redisPrefix: '' } }, key) : storedKeys.get({ redis: deps.redis, config: { redisPrefix } }, key, epochRead);
 }

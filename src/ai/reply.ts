@@ -59,8 +59,10 @@ export async function generateReply(deps: EndpointDeps, input: ReplyInput): Prom
  * The reads before a reply's provider call that depend only on the chatbot and the question: the
  * workspace's key (or the platform's) and the passages retrieved with it. A turn may start them
  * before it knows the AI will answer (they write nothing), so they run beside its own reads.
+ * `epochRead`: the settings epoch the request read already (the stream route's), so the remembered
+ * key is checked against it without another Redis read.
  */
-export async function prepareReply(deps: EndpointDeps, chatbot: Chatbot, question: string): Promise<PreparedReply> {
-  const endpoint = await resolveEndpoint(deps, chatbot.companyId, chatbot.provider);
+export async function prepareReply(deps: EndpointDeps, chatbot: Chatbot, question: string, epochRead?: string): Promise<PreparedReply> {
+  const endpoint = await resolveEndpoint(deps, chatbot.companyId, chatbot.provider, epochRead);
   return { endpoint, passages: await retrieveByMeaning(deps, endpoint, chatbot.id, question, PASSAGES) };
 }

@@ -60,7 +60,7 @@ export function conversationBehaviour(deps: ActorDeps): ActorBehaviour<'conversa
           suggestionOutcome: ({ suggestionId, outcome }) => records.suggestionOutcome(actor, suggestionId, outcome),
           rateAnswer: ({ chatbotId, visitorKey, ...rating }) => rateAnswer(actor, { chatbotId, visitorKey }, rating),
           slaCheck: ({ requestedAt }) => slaCheck(actor, requestedAt),
-          idleCheck: ({ answerId }) => idleCheck(actor, answerId),
+          idleCheck: ({ answerId, again }) => idleCheck(actor, answerId, again),
           typing: (signal) => typing.signal(signal),
           autoAssign: ({ userId, capacity, acceptSeconds }) => autoAssign(actor, userId, capacity, acceptSeconds),
           acceptCheck: ({ userId, routedAt }) => acceptCheck(actor, userId, routedAt),

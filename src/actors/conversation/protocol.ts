@@ -121,8 +121,11 @@ declare module '../runtime/protocol' {
       resolve: { message: AgentRef; reply: ConversationView };
       reopen: { message: AgentRef; reply: ConversationView };
       slaCheck: { message: { requestedAt: string } };
-      /** The AI's answer `answerId` has had the workspace's quiet time: close the conversation if it is still the last word. */
-      idleCheck: { message: { answerId: number } };
+      /**
+       * The AI's answer `answerId` has had the workspace's quiet time: close the conversation if it (or a
+       * later answer whose quiet time passed too) is still the last word. `again`: armed by a check, under the second key.
+       */
+      idleCheck: { message: { answerId: number; again?: boolean } };
       invite: { message: InviteInput; reply: ConversationView & { created: boolean; message: SentMessage } };
       note: { message: AgentRef & { body: string }; reply: StoredNote };
       tag: { message: AgentRef & { tagId: number; attach: boolean }; reply: { changed: boolean } };

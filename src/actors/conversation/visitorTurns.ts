@@ -49,7 +49,7 @@ export async function visitorMessage(actor: ConversationActor, input: VisitorMes
   const alone = !!existing && storedAlone(existing, input);
   // A follow-up the AI will answer (as the conversation in memory says: the write below changes none of that) starts its answer's reads now.
   const early = alone && moves.aiMayAnswer(existing) && !asksForHuman(input.text);
-  const preparing = early ? settingsRead.then(({ routing }) => (answersNow(routing) ? prepareReply(actor.deps.ctx, bot, input.text) : undefined)) : undefined;
+  const preparing = early ? settingsRead.then(({ routing }) => (answersNow(routing) ? prepareReply(actor.deps.ctx, bot, input.text, input.settingsEpoch) : undefined)) : undefined;
   preparing?.catch(() => undefined); // a turn refused below never waits for it
 
   // One read: the retry by client id, the newest visitor lines (the flood rule and, below, the language sample), the new line's id, the answer's history.
@@ -63,7 +63,7 @@ export async function visitorMessage(actor: ConversationActor, input: VisitorMes
   if (!retried && aiWillAnswer) await assertAllowance(bot.company);
   const { settings, routing } = await settingsRead;
   if (!retried && read?.nextId && read.history && answersNow(routing)) {
-    const prepared = (preparing ?? Promise.resolve(undefined)).then((ready) => ready ?? prepareReply(actor.deps.ctx, bot, input.text));
+    const prepared = (preparing ?? Promise.resolve(undefined)).then((ready) => ready ?? prepareReply(actor.deps.ctx, bot, input.text, input.settingsEpoch));
     return storeWhileAnswering(actor, input, { ...read, nextId: read.nextId, history: read.history }, settings, turn, prepared);
   }
   const stored = retried ?? (read?.nextId ? await storeAlone(actor, input, read.nextId, read.recent) : await store(actor, input, settings, recent));
