@@ -1,5 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { randomUUID } from 'node:crypto';
+import pg from 'pg';
 import { QueryTypes } from 'sequelize';
 import { shardOf } from '../../src/actors/cluster/shards';
 import { AppError } from '../../src/errors';
@@ -362,6 +363,28 @@ describe('a new conversation’s first message stored by one statement', () => {
     assert.deepEqual([conversation.messageCount, conversation.unreadCount, Number(conversation.seq), conversation.version], [1, 1, 2, 1]);
     assert.equal((await deliveriesOf(Number(conversation.id))).length, 2);
     assert.equal(await UsageRecord.count({ where: { conversationId: conversation.id } }), 0);
+  });
+
+  it('the write is one statement: no fenced transaction, one statement inserts the conversation (round trips: fails on the general write)', async () => {
+    const tenant = await widgetTenant();
+    fakeLlm().script({ fail: { status: 500 } }); // no answer to store: the first line's write alone
+    const visitor = newVisitor();
+    const statements: string[] = [];
+    const query = pg.Client.prototype.query;
+    pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+      const config = args[0] as string | { text?: string };
+      statements.push(typeof config === 'string' ? config : (config?.text ?? ''));
+      return (query as (...rest: unknown[]) => unknown).apply(this, args);
+    } as typeof query;
+    try {
+      const reply = await ask(tenant, { visitor_id: visitor, message: 'Counting the statements of this one' });
+      assert.equal(reply.events[0]!.event, 'meta');
+    } finally {
+      pg.Client.prototype.query = query;
+    }
+    assert.equal(statements.filter((text) => text.includes('idle_in_transaction_session_timeout')).length, 0, 'no fenced transaction');
+    assert.equal(statements.filter((text) => /INSERT INTO "?conversations"?/.test(text)).length, 1);
+    assert.equal((await storedFor(tenant, visitor)).conversations.length, 1);
   });
 
   it('a first message with contact details keeps the general write: its lead and lead.created', async () => {

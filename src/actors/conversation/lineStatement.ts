@@ -61,7 +61,7 @@ export function lineStatement(line: NewLine, conversationId: number, columns: Co
   };
 }
 
-export type Attributes = Record<string, { field?: string; type: unknown }>;
+type Attributes = Record<string, { field?: string; type: unknown }>;
 
 /** `column = $n` for each attribute, by the model's column names; JSON columns bound as JSON text. */
 function assignments(columns: Columns, param: Param): string {
