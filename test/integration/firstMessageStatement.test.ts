@@ -329,7 +329,9 @@ describe('a new conversation’s first message stored by one statement', () => {
         () => undefined,
         (error: unknown) => error,
       );
-    assert.ok(sent, 'the message was refused');
+    // As any write under a stale epoch: the turn fails with `owner_lost` and this copy of the actor is dropped.
+    assert.ok(sent instanceof AppError, String(sent));
+    assert.deepEqual([sent.status, sent.code], [503, 'owner_lost']);
     const { conversations, messages, events } = await storedFor(tenant, visitor);
     assert.deepEqual([conversations.length, messages.length, events.length], [0, 0, 0]);
     assert.equal(await Conversation.count({ where: { publicId: id } }), 0);
