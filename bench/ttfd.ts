@@ -210,7 +210,9 @@ export async function ttfd(options: { cpuProf: boolean }): Promise<BenchResult[]
     const direct: number[] = [];
     const directEvery = 2;
 
+    const nodesCpu = () => cpuSeconds(a!.pid) + cpuSeconds(b!.pid);
     // New conversations: the id is minted by the node that takes the request, so its actor lands on either node.
+    const cpuBeforeNew = nodesCpu();
     const opened = await paced(
       Array.from({ length: NEW_CONVERSATIONS }, (_, i) => async () => {
         const entry = nodes[i % 2]!;
@@ -220,6 +222,7 @@ export async function ttfd(options: { cpuProf: boolean }): Promise<BenchResult[]
       }),
       RATE_PER_S,
     );
+    const cpuPerNewMs = (1000 * (nodesCpu() - cpuBeforeNew)) / Math.max(1, opened.length);
     for (const { entry, visitor, result } of opened) {
       const owner = result.conversationId ? ownerOf(result.conversationId) : undefined;
       if (!result.sample || !owner) {
@@ -230,7 +233,6 @@ export async function ttfd(options: { cpuProf: boolean }): Promise<BenchResult[]
       conversations.push({ visitor, id: result.conversationId!, owner, other: nodes.find((n) => n !== owner)! });
     }
 
-    const nodesCpu = () => cpuSeconds(a!.pid) + cpuSeconds(b!.pid);
     const cpuBefore = nodesCpu();
     // Follow-ups, round by round: one conversation's messages are seconds apart, never in flight together.
     const jobs = Array.from({ length: FOLLOW_UPS }, (_, round) =>
@@ -333,6 +335,7 @@ export async function ttfd(options: { cpuProf: boolean }): Promise<BenchResult[]
         remote_meta_to_provider_p50_ms: part(remote, (s) => s.metaToProviderMs),
         remote_relay_p50_ms: part(remote, (s) => s.relayMs),
         new_conversation_to_meta_p50_ms: part([...newLocal, ...newRemote], (s) => s.metaMs),
+        both_nodes_cpu_ms_per_new_conversation_at_20_per_s: round(cpuPerNewMs, 2),
         failed: failures.length,
       },
       baseline: {
@@ -360,7 +363,7 @@ export async function ttfd(options: { cpuProf: boolean }): Promise<BenchResult[]
       notes: [
         'nodes: two dist/test/support/cluster/nodeMain.js (startWeb, as in production) in one cluster on Redis, LOG_LEVEL=info; the chatbot (openai, platform key) calls the bench provider (bench/support/tokenProvider.ts, its own process)',
         'added = client time from writing the request to reading the first delta event, minus the provider\'s time from the request\'s arrival to writing its first token (written into that token); both on their own clock',
-        'local/remote: follow-up messages of 200 conversations, sent alternately to the node that owns the conversation actor and to the other one; new_conversation: the first message, whose actor lands on either node (classified afterwards by shard owner)',
+        'local/remote: follow-up messages of 200 conversations, sent alternately to the node that owns the conversation actor and to the other one; new_conversation: the first message, whose actor lands on either node (classified afterwards by shard owner); both_nodes_cpu_ms_per_new_conversation: the CPU of both nodes (/proc ticks) over that phase (first message, its answer stored, their background) per new conversation',
         'to_meta: request written -> meta event read (rate limit, chatbot and allowance lookups, the actor, the turn\'s read, the visitor message stored); meta_to_provider: meta read -> provider saw the request (negative when the provider was asked before meta: a follow-up\'s provider call starts while its line is written); relay: provider wrote the first token -> client read it as a delta. The last two compare two processes\' epoch clocks: approximate',
         'direct_ttfd: the same request sent by this client straight to the provider (no Parley), interleaved: the client\'s and loopback\'s own share',
         `pinned method: both nodes on core ${NODE_CORE}, the bench process and the provider on core ${HARNESS_CORE}; Postgres and Redis as settings.services says; wall-clock figures follow the load (settings.load_average)`,

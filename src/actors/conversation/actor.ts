@@ -110,6 +110,15 @@ export class ConversationActor {
     unit.publish('conversation.created', () => this.webhookData(unit), seq);
   }
 
+  /**
+   * `conversation.created`'s data for a conversation stored by one statement (`storeFirstLine`): the
+   * integrators' (of the row as it will be written) and the realtime one (read after commit), as
+   * `created` gives them.
+   */
+  createdData(conversation: Conversation): { webhook: unknown; realtime: () => ConversationEventData } {
+    return { webhook: presentWebhookConversation(conversation, this.loaded().publicKey), realtime: () => this.eventData() };
+  }
+
   /** A lead saved in this write: integrators hear `lead.created` the first time only. */
   leadSaved(unit: Unit, lead: SavedLead): void {
     if (lead.created) unit.publish('lead.created', async () => presentWebhookLead(await leadOf(lead.id, unit.transaction)));

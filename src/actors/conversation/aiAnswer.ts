@@ -11,7 +11,7 @@ import { EXTRACTIVE_MODEL } from '../../ai/extractive';
 import { usageRow } from '../../domain/usage/recordUsage';
 import { takeMessageId } from './turnRead';
 import type { NewLine } from './lineStatement';
-import { Message } from '../../models';
+import { Message, type Conversation } from '../../models';
 import { presentMessageDelta } from '../../presenters/realtimeEvents';
 import { conversationChannel } from '../../realtime/channels';
 import type { Turn } from '../runtime/behaviour';
@@ -61,6 +61,8 @@ export interface Early {
   language: string | null;
   /** The answer's id, taken by the turn's read (`readForTurn`). */
   answerId: number | null;
+  /** A new conversation's row as its first message's write leaves it: not the record's until that write committed. */
+  conversation?: Conversation;
 }
 
 /** An answer's deltas, held while its question is still being written. */
@@ -87,7 +89,7 @@ export class HeldDeltas {
  * before the call began (the caller aborts the call); only a stored question is ever answered.
  */
 async function streamAnswer(actor: ConversationActor, question: Message, base: Base | Promise<Base>, turn: Turn<VisitorChunk>, { recommend_mode: mode }: Branding, early?: Early): Promise<Answered> {
-  const conversation = actor.conversation();
+  const conversation = early?.conversation ?? actor.conversation();
 
   // Looked up beside the answer, so a connected store costs the visitor no extra wait in the usual case.
   const products = recommendsFor(mode, question.content) ? recommendProducts(actor.deps.ctx, conversation.companyId, question.content) : Promise.resolve([]);
@@ -104,7 +106,7 @@ async function streamAnswer(actor: ConversationActor, question: Message, base: B
   };
   try {
     reply = await generateReply(actor.deps.ctx, {
-      chatbot: await actor.chatbot(),
+      chatbot: await actor.chatbot(conversation.chatbotId),
       question: question.content,
       history: early?.history ?? historyBefore(conversation.id, question.id),
       language: early ? early.language : conversation.locale,

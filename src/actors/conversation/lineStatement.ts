@@ -6,7 +6,7 @@ import { queueDeliveries } from '../../domain/webhooks/outbox';
 import type { UsageRow } from '../../domain/usage/recordUsage';
 
 type Columns = Partial<InferAttributes<Conversation>>;
-type Param = (value: unknown, cast?: string) => string;
+export type Param = (value: unknown, cast?: string) => string;
 
 /**
  * A new line's own columns; its id was taken from the sequence beforehand (it is in the outbox event's
@@ -76,7 +76,7 @@ function assignments(columns: Columns, param: Param): string {
  * model's column names (left out, a column takes its default, as a model's `create` leaves it). Each
  * value is cast to its column's type, so the fence's `SELECT` does not leave them to inference.
  */
-function insertRow(table: string, attributes: Attributes, row: object, current: string, param: Param): string {
+export function insertRow(table: string, attributes: Attributes, row: object, current: string, param: Param): string {
   const entries = Object.entries(row).filter(([, value]) => value !== undefined);
   const fields = entries.map(([key]) => `"${fieldOf(attributes, table, key)}"`);
   const values = entries.map(([key, value]) => valueOf(attributes[key]!, value, param, true));
@@ -90,7 +90,7 @@ function fieldOf(attributes: Attributes, table: string, key: string): string {
 }
 
 /** SQL casts of the models' types: an `INSERT ... SELECT` needs its values typed. */
-const CASTS: Record<string, string> = { BIGINT: 'bigint', INTEGER: 'int', STRING: 'text', TEXT: 'text', DATE: 'timestamptz', BOOLEAN: 'boolean' };
+const CASTS: Record<string, string> = { BIGINT: 'bigint', INTEGER: 'int', STRING: 'text', TEXT: 'text', CHAR: 'text', UUID: 'uuid', DATE: 'timestamptz', BOOLEAN: 'boolean' };
 
 /** A bound value for a column: JSON as JSON text; with `typed`, cast to the column's type. */
 function valueOf(attribute: { type: unknown }, value: unknown, param: Param, typed = false): string {

@@ -8,11 +8,12 @@ import type { JobQueue } from '../../jobs/definitions';
 import type { Logger } from 'pino';
 import { presentMessageEvent } from '../../presenters/message';
 import { presentWebhookMessage } from '../../presenters/webhookEvents';
-import { conversationChannels } from '../../realtime/channels';
+import { companyChannel, conversationChannels } from '../../realtime/channels';
 import type { RealtimeEmitter } from '../../realtime/emitter';
-import type { RealtimeEventData, RealtimeEventName } from '../../realtime/events';
+import type { ConversationEventData, RealtimeEventData, RealtimeEventName } from '../../realtime/events';
 import { fencedStatement } from '../cluster/fences';
 import { changedColumns, lineStatement, type NewLine } from './lineStatement';
+import { firstLineStatement } from './firstLineStatement';
 import type { UsageRow } from '../../domain/usage/recordUsage';
 
 type EventData = Record<string, unknown>;
@@ -37,7 +38,7 @@ const INTEGRATOR_FIELDS = ['status', 'handoffState', 'assignedUserId', 'resoluti
 export type Unread = 'add' | 'clear' | 'keep';
 
 /** What a new line changes on its conversation: its count, its inbox preview, and the visitor's unread count. */
-function lineColumns(current: InferAttributes<Conversation>, message: Message, unread: Unread): Partial<InferAttributes<Conversation>> {
+export function lineColumns(current: InferAttributes<Conversation>, message: Message, unread: Unread): Partial<InferAttributes<Conversation>> {
   return {
     messageCount: current.messageCount + 1,
     lastMessagePreview: message.content.slice(0, PREVIEW),
@@ -195,6 +196,53 @@ export class ConversationRecord {
     const announce = () => {
       const payload = presentMessageEvent(message, conversation.publicId);
       for (const channel of conversationChannels(conversation)) this.realtime.emit(channel, 'message.created', payload, seq);
+      startDeliveries(
+        this.outbox.jobs,
+        webhooks.map((webhookId) => ({ webhookId: Number(webhookId), conversationId: Number(conversation.id) })),
+        (error) => this.outbox.logger.warn({ err: error }, 'webhook delivery not started; the sweep will start it'),
+      );
+    };
+    return { message, announce };
+  }
+
+  /**
+   * A new conversation with its first line, stored by one fenced statement (firstLineStatement.ts):
+   * the same rows, realtime and outbox events as `write` creating it with `created` and `addLine`
+   * (`conversation.created` then `message.created`, `seq` 1 and 2). `conversation`: the row as that
+   * write leaves it (every column, `seq` and `version` included), not yet the record's; it becomes the
+   * record's row once the statement committed. `createdData`: the realtime `conversation.created`
+   * data, read after commit. The events go out when the caller calls `announce`. A second open
+   * conversation of the visitor is refused with the 409 naming theirs, as from `write`.
+   */
+  async storeFirstLine(
+    conversation: Conversation,
+    line: NewLine,
+    message: Message,
+    webhookData: unknown,
+    createdData: () => ConversationEventData,
+  ): Promise<{ message: Message; announce: () => void }> {
+    const [createdSeq, lineSeq] = [1, 2];
+    const events: OutboxEvent[] = [
+      { type: 'conversation.created', seq: createdSeq, data: webhookData },
+      { type: 'message.created', seq: lineSeq, data: presentWebhookMessage(message) },
+    ];
+    let webhooks: Array<number | string>;
+    try {
+      ({ webhooks } = await fencedStatement<{ webhooks: Array<number | string> }>(
+        Conversation.sequelize!,
+        this.env.shard,
+        this.env.epoch,
+        firstLineStatement(conversation.get(), line, events),
+      ));
+    } catch (error) {
+      if (breaksOneOpenPerVisitor(error)) throw await this.openElsewhere(conversation, conversation.visitorKey, error);
+      throw error;
+    }
+    this.row = conversation;
+    const announce = () => {
+      this.realtime.emit(companyChannel(conversation.companyId), 'conversation.created', createdData(), createdSeq);
+      const payload = presentMessageEvent(message, conversation.publicId);
+      for (const channel of conversationChannels(conversation)) this.realtime.emit(channel, 'message.created', payload, lineSeq);
       startDeliveries(
         this.outbox.jobs,
         webhooks.map((webhookId) => ({ webhookId: Number(webhookId), conversationId: Number(conversation.id) })),

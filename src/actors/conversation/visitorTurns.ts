@@ -1,10 +1,12 @@
 import type { Branding } from '../../domain/chatbots/branding';
-import { verifiedDetails, visitorMayWrite, type VisitorClaim } from '../../domain/conversations/identity';
+import { visitorMayWrite, type VisitorClaim } from '../../domain/conversations/identity';
 import { languageWith, visitorLanguage } from '../../domain/conversations/language';
 import { saveLeadFromMessage } from '../../domain/leads/saveLead';
 import { visitorBlocked, type RecentLine } from '../../domain/conversations/abuse';
+import { firstLineStarted, firstStoredAlone, readForFirst, type FirstRead } from './firstMessage';
+import { visitorColumns } from './visitorColumns';
 import { contactIn } from '../../domain/leads/capturedContact';
-import { readForTurn, type TurnRead } from './turnRead';
+import { readForTurn } from './turnRead';
 import * as moves from '../../domain/conversations/transitions';
 import { assertAllowance } from '../../domain/usage/allowance';
 import { notFound } from '../../errors';
@@ -19,7 +21,7 @@ import type { ChatMessage } from '../../ai/providers/types';
 import { asksForHuman } from '../../domain/conversations/escalation';
 import type { RoutingSettings } from '../../domain/routing/settings';
 import { aiHadLastWord } from './idleClose';
-import type { ConversationView, VisitorChunk, VisitorDetails, VisitorMessageInput, VisitorMessageReply } from './protocol';
+import type { ConversationView, VisitorChunk, VisitorMessageInput, VisitorMessageReply } from './protocol';
 import { routeNext } from './routing';
 import { isOpen } from '../../domain/routing/businessHours';
 import { move, startSlaClock, stopSlaClock } from './stateMoves';
@@ -40,15 +42,20 @@ export async function visitorMessage(actor: ConversationActor, input: VisitorMes
   // A conversation that exists must be this visitor's; one that does not may only be created by the route that minted its id.
   const existing = actor.record.row && writable(actor, { ...input, sub: input.identity?.sub });
   if (!existing && !input.create) throw notFound('Conversation');
+  // A new conversation's first message reads the visitor's block and its ids beside the chatbot, and is then stored by one statement.
+  const first = !existing && firstStoredAlone(input) ? readForFirst(input.chatbotId, input.visitorKey, !asksForHuman(input.text)) : undefined;
+  first?.catch(() => undefined); // awaited below, unless the chatbot's read fails first
   const bot = await actor.chatbot(input.chatbotId);
-  await refuseBlocked(existing, { companyId: bot.companyId, chatbotId: bot.id, visitorKey: input.visitorKey });
+  if (!first) await refuseBlocked(existing, { companyId: bot.companyId, chatbotId: bot.id, visitorKey: input.visitorKey });
+  else if ((await first).blocked) throw visitorBlocked();
 
   // Read once for the whole turn, beside the turn's own read: the flags are read fresh per turn, so an operator's change applies from the next message.
   const settingsRead = actor.settingsWithRouting(input.settingsEpoch);
   settingsRead.catch(() => undefined); // awaited below, unless the turn is refused first
   const alone = !!existing && storedAlone(existing, input);
-  // A follow-up the AI will answer (as the conversation in memory says: the write below changes none of that) starts its answer's reads now.
-  const early = alone && moves.aiMayAnswer(existing) && !asksForHuman(input.text);
+  // A follow-up the AI will answer (as the conversation in memory says: the write below changes none of that), or a new
+  // conversation's first message (the AI's until a person is asked for), starts its answer's reads now.
+  const early = (first ? true : alone && moves.aiMayAnswer(existing)) && !asksForHuman(input.text);
   const preparing = early ? settingsRead.then(({ routing }) => (answersNow(routing) ? prepareReply(actor.deps.ctx, bot, input.text, input.settingsEpoch) : undefined)) : undefined;
   preparing?.catch(() => undefined); // a turn refused below never waits for it
 
@@ -64,9 +71,16 @@ export async function visitorMessage(actor: ConversationActor, input: VisitorMes
   const { settings, routing } = await settingsRead;
   if (!retried && read?.nextId && read.history && answersNow(routing)) {
     const prepared = (preparing ?? Promise.resolve(undefined)).then((ready) => ready ?? prepareReply(actor.deps.ctx, bot, input.text, input.settingsEpoch));
-    return storeWhileAnswering(actor, input, { ...read, nextId: read.nextId, history: read.history }, settings, turn, prepared);
+    const language = input.locale || actor.conversation().locale;
+    return storeWhileAnswering(actor, storeAloneStarted(actor, input, read.nextId, read.recent), { history: read.history, answerId: read.answerId, language }, settings, turn, prepared);
   }
-  const stored = retried ?? (read?.nextId ? await storeAlone(actor, input, read.nextId, read.recent) : await store(actor, input, settings, recent));
+  if (first && early && answersNow(routing)) {
+    const prepared = (preparing ?? Promise.resolve(undefined)).then((ready) => ready ?? prepareReply(actor.deps.ctx, bot, input.text, input.settingsEpoch));
+    const ids = await first;
+    // A new conversation has no turns before its first line, and speaks the language the message gives it.
+    return storeWhileAnswering(actor, firstAnnounced(actor, firstLineStarted(actor, input, ids)), { history: [], answerId: ids.answerId, language: input.locale || null }, settings, turn, prepared);
+  }
+  const stored = retried ?? (read?.nextId ? await storeAlone(actor, input, read.nextId, read.recent) : first ? await storeFirst(actor, input, await first) : await store(actor, input, settings, recent));
   const conversation = actor.conversation();
   if (!retried) {
     if (!existing) actor.push('chat_started', 0, stored.content);
@@ -96,8 +110,9 @@ const answersNow = (routing: RoutingSettings): boolean => routing.ai_after_hours
 const metaOf = (conversation: Conversation, stored: Message) => ({ conversation_id: conversation.publicId, visitor_message_id: Number(stored.id), status: conversation.status });
 
 /**
- * A follow-up the AI answers (checked by the caller, `early`), stored by one statement while the
- * provider is already asked: the provider call does not wait for the write's round trip and commit.
+ * A message the AI answers (checked by the caller, `early`: a follow-up, or a new conversation's first
+ * message), stored by one statement while the provider is already asked: the provider call does not
+ * wait for the write's round trip and commit.
  * What the caller sees is what the sequential path sends: `meta` once the write committed, then the
  * deltas (held until then), and nothing but the write's error when it fails (stale epoch, database):
  * the provider call is then aborted and its answer dropped, so an answer is only ever given to a
@@ -107,15 +122,12 @@ const metaOf = (conversation: Conversation, stored: Message) => ({ conversation_
  */
 async function storeWhileAnswering(
   actor: ConversationActor,
-  input: VisitorMessageInput,
-  { nextId: id, recent, history, answerId }: TurnRead & { nextId: number; history: ChatMessage[] },
+  { question, writing, conversation }: Started,
+  { history, answerId, language }: { history: ChatMessage[]; answerId: number | null; language: string | null },
   settings: Branding,
   turn: Turn<VisitorChunk>,
   prepared: Promise<PreparedReply>,
 ): Promise<VisitorMessageReply> {
-  const conversation = actor.conversation();
-  const language = input.locale || conversation.locale;
-  const { question, writing } = storeAloneStarted(actor, input, id, recent);
   const aborting = new AbortController();
   const gate = new HeldDeltas();
   // Settled below: once the write committed, `meta` went out and the held deltas passed (or when the write failed).
@@ -129,6 +141,7 @@ async function storeWhileAnswering(
     prepared,
     language,
     answerId,
+    conversation,
   });
   let announce: () => void;
   try {
@@ -143,7 +156,7 @@ async function storeWhileAnswering(
   // Agents hear of the line before any of its answer (`message.delta` waits behind the gate).
   announce();
   gate.open();
-  settle.resolve({ ...actor.view(), visitorMessageId: id });
+  settle.resolve({ ...actor.view(), visitorMessageId: Number(question.id) });
   return answering;
 }
 
@@ -254,8 +267,18 @@ async function storeAlone(actor: ConversationActor, input: VisitorMessageInput, 
   return message;
 }
 
+/**
+ * A one-statement write started: the line it writes (known before the write answers), the write, whose
+ * events the caller sends (`announce`), and for a new conversation the row it creates (not yet the record's).
+ */
+interface Started {
+  question: Message;
+  writing: Promise<{ message: Message; announce: () => void }>;
+  conversation?: Conversation;
+}
+
 /** `storeAlone`, with the line it writes known before the write answers, and its events left to the caller (`announce`). */
-function storeAloneStarted(actor: ConversationActor, input: VisitorMessageInput, id: number, recent: readonly RecentLine[]): { question: Message; writing: Promise<{ message: Message; announce: () => void }> } {
+function storeAloneStarted(actor: ConversationActor, input: VisitorMessageInput, id: number, recent: readonly RecentLine[]): Started {
   const conversation = actor.conversation();
   const language = languageWith(conversation, input.text, recent);
   const line: NewLine = { id, companyId: conversation.companyId, conversationId: conversation.id, role: 'visitor', content: input.text, clientId: input.clientId ?? null, createdAt: new Date() };
@@ -263,30 +286,22 @@ function storeAloneStarted(actor: ConversationActor, input: VisitorMessageInput,
   return { question, writing: actor.record.storeLineAlone(line, 'add', { ...visitorColumns(conversation, input), ...(language && { detectedLanguage: language }) }, question) };
 }
 
-/**
- * What the visitor told us about themselves, merged over what the conversation already knew. A claim
- * of the verified identity (this message's token, else the one stored) beats a typed answer: anyone
- * can type someone else's email, and agents are shown that email's orders and payments.
- */
-function visitorColumns(conversation: Conversation, input: VisitorMessageInput) {
-  const details = { ...input.visitor, ...verifiedDetails(input.identity ?? conversation.identity) };
-  return {
-    ...(details.name && { visitorName: details.name }),
-    ...(details.email && { visitorEmail: details.email }),
-    ...(details.phone && { visitorPhone: details.phone }),
-    ...(input.timezone && { timezone: input.timezone }),
-    // The message carries the conversation to the device that sent it (a verified customer's other device).
-    visitorKey: input.visitorKey,
-    ...(input.identity && { identity: input.identity, identitySub: input.identity.sub }),
-    ...(input.locale && { locale: input.locale }),
-    ...(input.visitor && { prechat: prechatAnswers(conversation, input.visitor) }),
-    ...(input.meta && { meta: { ...conversation.meta, ...input.meta } }),
-  };
+/** A new conversation's first message stored by one statement (`firstLineStarted`), its events sent once it committed, as `write` sends them. */
+async function storeFirst(actor: ConversationActor, input: VisitorMessageInput, read: FirstRead): Promise<Message> {
+  const { message, announce } = await firstLineStarted(actor, input, read).writing;
+  announce();
+  return message;
 }
 
-/** The pre-chat form's answers as the agent app lists them, merged over earlier ones by field. */
-function prechatAnswers(conversation: Conversation, visitor: VisitorDetails) {
-  const answers = new Map(conversation.prechat.map((entry) => [entry.field, entry.value]));
-  for (const [field, value] of Object.entries(visitor)) if (typeof value === 'string' && value.trim()) answers.set(field, value.trim());
-  return [...answers].map(([field, value]) => ({ field, value }));
+/**
+ * The first message's write with its events sent once it committed, and agents told of the new
+ * conversation (`chat_started`), in the general write's order: both before the caller's `meta`.
+ */
+function firstAnnounced(actor: ConversationActor, started: Started): Started {
+  const writing = started.writing.then(({ message, announce }) => {
+    announce();
+    actor.push('chat_started', 0, message.content);
+    return { message, announce: () => undefined };
+  });
+  return { ...started, writing };
 }
