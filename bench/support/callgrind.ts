@@ -1,5 +1,5 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -60,6 +60,8 @@ export async function instructions(counted: Counted, phase: () => Promise<void>)
   control(counted, '-i', 'off');
   const files = readdirSync(counted.outDir).filter((name) => /^cg\.out\.\d+$/.test(name));
   const newest = files.sort((a, b) => Number(a.split('.').pop()) - Number(b.split('.').pop())).pop()!;
+  // CALLGRIND_KEEP=<dir>: each phase's dump is kept there (for callgrind_annotate); the output directory itself goes with the node.
+  if (process.env.CALLGRIND_KEEP) copyFileSync(join(counted.outDir, newest), join(process.env.CALLGRIND_KEEP, `cg.${String(counted.child.pid)}.${newest}`));
   const totals = /^(?:summary|totals): (\d+)/m.exec(readFileSync(join(counted.outDir, newest), 'utf8'));
   return { ir: Number(totals?.[1]), seconds };
 }
