@@ -19,7 +19,7 @@ export interface Counted {
 /** Starts `script` under callgrind, instrumentation off, and waits for its `listening` log line. */
 export async function underCallgrind(script: string, env: NodeJS.ProcessEnv): Promise<Counted> {
   const outDir = mkdtempSync(join(tmpdir(), 'callgrind-'));
-  const child = spawn('valgrind', ['--tool=callgrind', '--instr-atstart=no', `--callgrind-out-file=${outDir}/cg.out`, process.execPath, script], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn('valgrind', ['--tool=callgrind', '--instr-atstart=no', '--separate-threads=yes', `--callgrind-out-file=${outDir}/cg.out`, process.execPath, script], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   defer(`stop ${script}`, () => {
     child.kill('SIGKILL');
     rmSync(outDir, { recursive: true, force: true });
@@ -49,8 +49,12 @@ export async function underCallgrind(script: string, env: NodeJS.ProcessEnv): Pr
 
 const control = (counted: Counted, ...args: string[]) => execFileSync('callgrind_control', [...args, String(counted.child.pid)], { stdio: 'ignore' });
 
-/** Instructions run between now and `done`: instrumentation on, the phase, a dump, instrumentation off. */
-export async function instructions(counted: Counted, phase: () => Promise<void>): Promise<{ ir: number; seconds: number }> {
+/**
+ * Instructions run between now and `done`: instrumentation on, the phase, a dump, instrumentation off.
+ * `ir` counts every thread; `mainIr` the main thread's alone (the JavaScript, without V8's
+ * background compiler and concurrent marking, which a phase soon after start-up runs plenty of).
+ */
+export async function instructions(counted: Counted, phase: () => Promise<void>): Promise<{ ir: number; mainIr: number; seconds: number }> {
   control(counted, '-i', 'on');
   control(counted, '-z');
   const start = performance.now();
@@ -58,10 +62,19 @@ export async function instructions(counted: Counted, phase: () => Promise<void>)
   const seconds = (performance.now() - start) / 1000;
   control(counted, '-d');
   control(counted, '-i', 'off');
-  const files = readdirSync(counted.outDir).filter((name) => /^cg\.out\.\d+$/.test(name));
-  const newest = files.sort((a, b) => Number(a.split('.').pop()) - Number(b.split('.').pop())).pop()!;
-  // CALLGRIND_KEEP=<dir>: each phase's dump is kept there (for callgrind_annotate); the output directory itself goes with the node.
-  if (process.env.CALLGRIND_KEEP) copyFileSync(join(counted.outDir, newest), join(process.env.CALLGRIND_KEEP, `cg.${String(counted.child.pid)}.${newest}`));
-  const totals = /^(?:summary|totals): (\d+)/m.exec(readFileSync(join(counted.outDir, newest), 'utf8'));
-  return { ir: Number(totals?.[1]), seconds };
+  // One file per thread and dump (--separate-threads): cg.out.<dump>-<thread>, thread 01 the main one.
+  const dumps = readdirSync(counted.outDir)
+    .map((name) => /^cg\.out\.(\d+)-(\d+)$/.exec(name))
+    .filter((match): match is RegExpExecArray => match !== null);
+  const newest = Math.max(...dumps.map((match) => Number(match[1])));
+  let ir = 0;
+  let mainIr = 0;
+  for (const [name, , thread] of dumps.filter((match) => Number(match[1]) === newest)) {
+    // CALLGRIND_KEEP=<dir>: each phase's dumps are kept there (for callgrind_annotate); the output directory itself goes with the node.
+    if (process.env.CALLGRIND_KEEP) copyFileSync(join(counted.outDir, name), join(process.env.CALLGRIND_KEEP, `cg.${String(counted.child.pid)}.${name.slice('cg.out.'.length)}`));
+    const total = Number(/^(?:summary|totals): (\d+)/m.exec(readFileSync(join(counted.outDir, name), 'utf8'))?.[1] ?? 0);
+    ir += total;
+    if (Number(thread) === 1) mainIr = total;
+  }
+  return { ir, mainIr, seconds };
 }
