@@ -12,7 +12,6 @@ import { benchDatabase } from './support/resources';
  * round". Usage (after `npm run build`): `node dist/bench/batchStatements.js [blocks]`.
  */
 /** What `pg` does to each bind value before it is sent (its own module: the package does not export it). */
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const { prepareValue } = require('pg/lib/utils') as { prepareValue(value: unknown): unknown };
 const BATCH_SIZE = Number(process.env.BATCH_SIZE ?? 15);
 const BATCHES_PER_BLOCK = 200;
