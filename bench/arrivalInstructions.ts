@@ -18,10 +18,12 @@ import { APP_KEY, benchDatabase, benchRedisPrefix, REDIS_URL } from './support/r
  * arrivals, an idle phase (its count per second is taken off), then `arrivals` new visitors, closed
  * loop, and what they leave for later (write-behind, collections). As bench/beatInstructions.ts does
  * for later beats (docs/performance.md, "Arrivals, fifth round"). Usage (after `npm run build`):
- * `node dist/bench/arrivalInstructions.js [arrivals]`; needs valgrind. One JSON line per build.
+ * `node dist/bench/arrivalInstructions.js [arrivals]` (ARR_WARM: arrivals before, 600); needs valgrind. One JSON line per build,
+ * with the main thread's count apart (the JavaScript, without V8's background compiler and marking).
  */
 const IN_FLIGHT = 16;
-const WARM = 600;
+/** Arrivals before the counted ones (ARR_WARM): under callgrind, code still being compiled after a few hundred. */
+const WARM = Number(process.env.ARR_WARM ?? 600);
 const UA = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36';
 const SETTLE_MS = 5_000;
 const IDLE_MS = 20_000;
@@ -88,8 +90,9 @@ async function main(): Promise<void> {
         await sleep(SETTLE_MS);
       });
       const lessIdle = (counted.ir - (idle.ir / idle.seconds) * counted.seconds) / count;
+      const mainLessIdle = (counted.mainIr - (idle.mainIr / idle.seconds) * counted.seconds) / count;
       process.stdout.write(
-        `${JSON.stringify({ root, arrivals: count, instructions_per_arrival: Math.round(counted.ir / count), instructions_per_arrival_less_idle: Math.round(lessIdle), idle_instructions_per_s: Math.round(idle.ir / idle.seconds), seconds: Number(counted.seconds.toFixed(1)), failed })}\n`,
+        `${JSON.stringify({ root, arrivals: count, instructions_per_arrival: Math.round(counted.ir / count), instructions_per_arrival_less_idle: Math.round(lessIdle), main_thread_per_arrival: Math.round(counted.mainIr / count), main_thread_per_arrival_less_idle: Math.round(mainLessIdle), warm: WARM, idle_instructions_per_s: Math.round(idle.ir / idle.seconds), seconds: Number(counted.seconds.toFixed(1)), failed })}\n`,
       );
       node.child.kill('SIGKILL');
     }

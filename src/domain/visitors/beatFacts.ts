@@ -1,5 +1,6 @@
 import type { Sequelize } from 'sequelize';
 import { Batched, batchedPer } from '../../db/batched';
+import { jsonRows } from '../../db/jsonRows';
 import { plainRows } from '../../db/plainRows';
 import { isConversationId } from '../conversations/publicId';
 import type { VisitorOnChatbot } from '../conversations/visitorConversations';
@@ -26,10 +27,12 @@ interface FactsInput extends VisitorOnChatbot {
  * whether any holds undelivered agent or system messages (`messages_undelivered`), whether the named
  * one is among them. Four sub-selects said the same, but Postgres planned each against every index
  * of `conversations` on every batch, which cost more than running them (docs/performance.md,
- * "Arrivals, fourth round"); prepared, the text is parsed once per connection.
+ * "Arrivals, fourth round"); prepared, the text is parsed once per connection. The inputs go as one
+ * JSON parameter (src/db/jsonRows.ts), the callers' own objects.
  */
 const FACTS_SQL = `SELECT k.n, f.blocked, f.latest_open, COALESCE(f.held, false) AS held, COALESCE(f.owns, false) AS owns
-  FROM unnest($1::int[], $2::int[], $3::text[], $4::uuid[]) WITH ORDINALITY AS k(company_id, chatbot_id, visitor_key, public_id, n)
+  FROM ROWS FROM (json_to_recordset($1::json) AS ("companyId" int, "chatbotId" int, "visitorKey" text, "conversationId" uuid))
+       WITH ORDINALITY AS k(company_id, chatbot_id, visitor_key, public_id, n)
   CROSS JOIN LATERAL (
     SELECT (array_agg(c.blocked ORDER BY c.created_at DESC, c.id DESC))[1] AS blocked,
            (array_agg(c.public_id ORDER BY c.created_at DESC, c.id DESC) FILTER (WHERE c.status <> 'closed'))[1] AS latest_open,
@@ -43,7 +46,7 @@ const facts = batchedPer((sequelize: Sequelize) =>
     const rows = await plainRows<{ n: string; blocked: boolean | null; latest_open: string | null; held: boolean; owns: boolean }>(
       sequelize,
       FACTS_SQL,
-      [inputs.map((i) => i.companyId), inputs.map((i) => i.chatbotId), inputs.map((i) => i.visitorKey), inputs.map((i) => i.conversationId)],
+      [jsonRows(inputs)],
       { prepared: true },
     );
     const byInput = new Map(rows.map((row) => [Number(row.n) - 1, row]));

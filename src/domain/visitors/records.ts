@@ -1,5 +1,6 @@
 import { QueryTypes, type Sequelize } from 'sequelize';
 import { Batched, batchedPer } from '../../db/batched';
+import { jsonRows } from '../../db/jsonRows';
 import { plainRows } from '../../db/plainRows';
 
 /**
@@ -88,15 +89,16 @@ export const blankVisitor = (companyId: number, visitorKey: string): VisitorReco
  * Visitors' rows, many per statement when activations come together (src/db/batched.ts); absent ones
  * are blank. Prepared (parsed once per connection) and read as plain rows, as are the first beat's
  * other statements: their per-call work in Sequelize and in Postgres's parser cost more than the rows.
+ * The keys go as one JSON parameter (src/db/jsonRows.ts), the callers' own objects.
  */
 const LOAD_SQL = `SELECT k.n, v.id, v.chatbot_id, v.page, v.title, v.referrer, v.entry_page, v.country, v.device, v.browser, v.os, v.locale, v.timezone,
        v.user_agent, v.page_views, v.first_seen_at, v.last_seen_at
-  FROM unnest($1::int[], $2::text[]) WITH ORDINALITY AS k(company_id, visitor_key, n)
+  FROM ROWS FROM (json_to_recordset($1::json) AS ("companyId" int, "visitorKey" text)) WITH ORDINALITY AS k(company_id, visitor_key, n)
   JOIN visitors v ON v.company_id = k.company_id AND v.visitor_key = k.visitor_key`;
 
 const loads = batchedPer((sequelize: Sequelize) =>
   new Batched<{ companyId: number; visitorKey: string }, VisitorRecord>(async (keys) => {
-    const rows = await plainRows<VisitorRow & { n: string }>(sequelize, LOAD_SQL, [keys.map((k) => k.companyId), keys.map((k) => k.visitorKey)], { prepared: true });
+    const rows = await plainRows<VisitorRow & { n: string }>(sequelize, LOAD_SQL, [jsonRows(keys)], { prepared: true });
     const found = new Map(rows.map((row) => [Number(row.n) - 1, row]));
     return keys.map(({ companyId, visitorKey }, i) => {
       const row = found.get(i);
@@ -156,12 +158,20 @@ export function insertVisitor(sequelize: Sequelize, visitor: VisitorRecord): Pro
 
 const visitorKeyOf = (v: Pick<VisitorRecord, 'companyId' | 'visitorKey'>) => `${v.companyId}:${v.visitorKey}`;
 
+/**
+ * The rows go as one JSON parameter (src/db/jsonRows.ts): the records themselves, times in epoch
+ * milliseconds, made timestamps here (`to_timestamp` of milliseconds / 1000 is exact to the
+ * millisecond: a double holds the seconds to well under a microsecond, and Postgres rounds to one).
+ */
 const INSERT_SQL = `WITH v AS (
     INSERT INTO visitors (${COLUMNS})
-    SELECT ${COLUMNS}
-      FROM unnest($1::int[], $2::int[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[],
-                  $10::text[], $11::text[], $12::text[], $13::text[], $14::text[], $15::int[], $16::timestamptz[], $17::timestamptz[])
-           WITH ORDINALITY AS i(${COLUMNS}, n)
+    SELECT i.company_id, i.chatbot_id, i.visitor_key, i.page, i.title, i.referrer, i.entry_page, i.country, i.device, i.browser, i.os, i.locale,
+           i.timezone, i.user_agent, i.page_views, to_timestamp(COALESCE(i.first_seen_ms, i.last_seen_ms) / 1000::float8), to_timestamp(i.last_seen_ms / 1000::float8)
+      FROM ROWS FROM (json_to_recordset($1::json) AS ("companyId" int, "chatbotId" int, "visitorKey" text, page text, title text, referrer text,
+                  "entryPage" text, country text, device text, browser text, os text, locale text, timezone text, "userAgent" text, "pageViews" int,
+                  "firstSeenAt" float8, "lastSeenAt" float8))
+           WITH ORDINALITY AS i(company_id, chatbot_id, visitor_key, page, title, referrer, entry_page, country, device, browser, os, locale, timezone,
+                                user_agent, page_views, first_seen_ms, last_seen_ms, n)
      ORDER BY i.n
     ON CONFLICT (company_id, visitor_key) DO UPDATE SET ${UPDATE_SET}
     RETURNING id, company_id, visitor_key, page, title, referrer, last_seen_at
@@ -177,7 +187,7 @@ const inserts = batchedPer((sequelize: Sequelize) =>
     // statement), in key order, as the write-behind flush locks them (no deadlock between the two).
     const newest = new Map(visitors.map((v) => [visitorKeyOf(v), v]));
     const rows = sortedByKey([...newest.values()]);
-    const written = await plainRows<{ id: string; company_id: number; visitor_key: string }>(sequelize, INSERT_SQL, columns(rows, valuesOf, 17), { prepared: true });
+    const written = await plainRows<{ id: string; company_id: number; visitor_key: string }>(sequelize, INSERT_SQL, [jsonRows(rows)], { prepared: true });
     const ids = new Map(written.map((row) => [visitorKeyOf({ companyId: row.company_id, visitorKey: row.visitor_key }), Number(row.id)]));
     return visitors.map((v) => {
       const id = ids.get(visitorKeyOf(v));
