@@ -193,16 +193,7 @@ export class ConversationRecord {
     const { webhooks } = await fencedStatement<{ webhooks: Array<number | string> }>(Conversation.sequelize!, this.env.shard, this.env.epoch, lineStatement(line, conversation.id, columns, event, usage));
     // As a reload would leave it: the row as written, nothing pending.
     conversation.set(columns, { raw: true });
-    const announce = () => {
-      const payload = presentMessageEvent(message, conversation.publicId);
-      for (const channel of conversationChannels(conversation)) this.realtime.emit(channel, 'message.created', payload, seq);
-      startDeliveries(
-        this.outbox.jobs,
-        webhooks.map((webhookId) => ({ webhookId: Number(webhookId), conversationId: Number(conversation.id) })),
-        (error) => this.outbox.logger.warn({ err: error }, 'webhook delivery not started; the sweep will start it'),
-      );
-    };
-    return { message, announce };
+    return { message, announce: () => this.announceLine(conversation, message, seq, webhooks) };
   }
 
   /**
@@ -241,15 +232,20 @@ export class ConversationRecord {
     this.row = conversation;
     const announce = () => {
       this.realtime.emit(companyChannel(conversation.companyId), 'conversation.created', createdData(), createdSeq);
-      const payload = presentMessageEvent(message, conversation.publicId);
-      for (const channel of conversationChannels(conversation)) this.realtime.emit(channel, 'message.created', payload, lineSeq);
-      startDeliveries(
-        this.outbox.jobs,
-        webhooks.map((webhookId) => ({ webhookId: Number(webhookId), conversationId: Number(conversation.id) })),
-        (error) => this.outbox.logger.warn({ err: error }, 'webhook delivery not started; the sweep will start it'),
-      );
+      this.announceLine(conversation, message, lineSeq, webhooks);
     };
     return { message, announce };
+  }
+
+  /** What a one-statement write leaves to its caller's `announce`: the line's realtime `message.created`, and its webhooks' deliveries started. */
+  private announceLine(conversation: Conversation, message: Message, seq: number, webhooks: ReadonlyArray<number | string>): void {
+    const payload = presentMessageEvent(message, conversation.publicId);
+    for (const channel of conversationChannels(conversation)) this.realtime.emit(channel, 'message.created', payload, seq);
+    startDeliveries(
+      this.outbox.jobs,
+      webhooks.map((webhookId) => ({ webhookId: Number(webhookId), conversationId: Number(conversation.id) })),
+      (error) => this.outbox.logger.warn({ err: error }, 'webhook delivery not started; the sweep will start it'),
+    );
   }
 
   /** The visitor's other open conversation with this chatbot, which this write would have duplicated. */
