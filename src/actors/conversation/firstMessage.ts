@@ -96,7 +96,12 @@ export function firstLineStarted(
   return { question, conversation, writing: actor.record.storeFirstLine(conversation, line, question, created.webhook, created.realtime) };
 }
 
-/** Every column the model has, null: what the insert leaves in a column nobody set (none of them has a database default other than null). */
+/**
+ * Every column the model has, null: what the row in memory holds for a column nothing set. The
+ * insert writes that null where the database has a default, so every column with a default in the
+ * schema needs the same default in the model (they are all NOT NULL: a missing one fails the insert
+ * loudly, and test/integration/firstMessageStatement.test.ts compares every column with the general write's).
+ */
 function unsetColumns(): Record<string, null> {
   return Object.fromEntries(Object.keys(Conversation.getAttributes()).map((key) => [key, null]));
 }
