@@ -8,6 +8,7 @@ import { defer, scoped } from './support/cleanup';
 import { benchChatbot } from './support/corpus';
 import { childEnv } from './support/processes';
 import { APP_KEY, benchDatabase, benchRedisPrefix, REDIS_URL } from './support/resources';
+import { runScript } from './support/runScript';
 
 /**
  * Instructions per arrival (a new visitor's first heartbeat, from an address the node has not seen),
@@ -99,10 +100,4 @@ async function main(): Promise<void> {
   });
 }
 
-main().then(
-  () => process.exit(0),
-  (error: unknown) => {
-    process.stderr.write(`${String(error instanceof Error ? error.stack : error)}\n`);
-    process.exit(1);
-  },
-);
+runScript(main);

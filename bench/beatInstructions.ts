@@ -8,6 +8,7 @@ import { defer, scoped } from './support/cleanup';
 import { benchChatbot } from './support/corpus';
 import { childEnv, NODE_MAIN } from './support/processes';
 import { APP_KEY, benchDatabase, benchRedisPrefix, REDIS_URL } from './support/resources';
+import { runScript } from './support/runScript';
 
 /**
  * Instructions per widget heartbeat, counted by valgrind's callgrind: the same count whatever else
@@ -121,10 +122,4 @@ async function main(): Promise<void> {
   process.stdout.write(`${JSON.stringify(result)}\n`);
 }
 
-main().then(
-  () => process.exit(0),
-  (error: unknown) => {
-    process.stderr.write(`${String(error instanceof Error ? error.stack : error)}\n`);
-    process.exit(1);
-  },
-);
+runScript(main);

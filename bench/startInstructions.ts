@@ -6,6 +6,7 @@ import { freshIp, postWidgetStream, type Target } from './support/sseClient';
 import { streamBench } from './support/streamSetup';
 import { paceText, type Pace } from './support/tokenProvider';
 import { streamAgent } from './support/webNode';
+import { runScript } from './support/runScript';
 
 /**
  * Instructions per widget stream start and per whole short answer, counted by valgrind's callgrind,
@@ -147,10 +148,4 @@ async function main(): Promise<void> {
   });
 }
 
-main().then(
-  () => process.exit(0),
-  (error: unknown) => {
-    process.stderr.write(`${String(error instanceof Error ? error.stack : error)}\n`);
-    process.exit(1);
-  },
-);
+runScript(main);
