@@ -1,12 +1,14 @@
 import pg from 'pg';
 import { readFileSync } from 'node:fs';
 import { jsonRows } from '../src/db/jsonRows';
+import { FIRST_BEAT_INSERT } from '../src/domain/visitors/records';
 import { scoped } from './support/cleanup';
 import { benchDatabase } from './support/resources';
+import { runScript } from './support/runScript';
 
 /**
- * The first beat's batched insert, column arrays (before the sixth round) against one JSON parameter
- * (src/db/jsonRows.ts), both prepared, batches of BATCH_SIZE new visitors, alternating blocks on one
+ * The first beat's batched insert, column arrays (before the sixth round, kept here) against the one
+ * JSON parameter it now takes (src/domain/visitors/records.ts, src/db/jsonRows.ts), both prepared, batches of BATCH_SIZE new visitors, alternating blocks on one
  * connection: the client's encoding of a batch (pg's array literals against JSON.stringify) and the
  * backend's CPU per visitor (utime + stime of its process). docs/performance.md, "Arrivals, sixth
  * round". Usage (after `npm run build`): `node dist/bench/batchStatements.js [blocks]`.
@@ -37,18 +39,6 @@ const ARRAYS = `WITH v AS (
            WITH ORDINALITY AS i(${COLUMNS}, n)
      ORDER BY i.n
     ${TAIL}`;
-const JSON_ROWS = `WITH v AS (
-    INSERT INTO visitors (${COLUMNS})
-    SELECT i.company_id, i.chatbot_id, i.visitor_key, i.page, i.title, i.referrer, i.entry_page, i.country, i.device, i.browser, i.os, i.locale,
-           i.timezone, i.user_agent, i.page_views, to_timestamp(COALESCE(i.first_seen_ms, i.last_seen_ms) / 1000::float8), to_timestamp(i.last_seen_ms / 1000::float8)
-      FROM ROWS FROM (json_to_recordset($1::json) AS ("companyId" int, "chatbotId" int, "visitorKey" text, page text, title text, referrer text,
-                  "entryPage" text, country text, device text, browser text, os text, locale text, timezone text, "userAgent" text, "pageViews" int,
-                  "firstSeenAt" float8, "lastSeenAt" float8))
-           WITH ORDINALITY AS i(company_id, chatbot_id, visitor_key, page, title, referrer, entry_page, country, device, browser, os, locale, timezone,
-                                user_agent, page_views, first_seen_ms, last_seen_ms, n)
-     ORDER BY i.n
-    ${TAIL}`;
-
 interface Row {
   companyId: number;
   chatbotId: number;
@@ -97,7 +87,7 @@ async function main(): Promise<void> {
         });
       const sides = {
         arrays: { name: 'arrays', text: ARRAYS, params: arrays, encode: (rows: Row[]) => arrays(rows).map((column) => prepareValue(column) as string), pg: 0, client: 0, visitors: 0 },
-        json: { name: 'json', text: JSON_ROWS, params: (rows: Row[]) => [jsonRows(rows)], encode: (rows: Row[]) => [jsonRows(rows)], pg: 0, client: 0, visitors: 0 },
+        json: { name: 'json', text: FIRST_BEAT_INSERT, params: (rows: Row[]) => [jsonRows(rows)], encode: (rows: Row[]) => [jsonRows(rows)], pg: 0, client: 0, visitors: 0 },
       };
       for (let block = 0; block < blocks; block++) {
         for (const side of Object.values(sides)) {
@@ -122,10 +112,4 @@ async function main(): Promise<void> {
   });
 }
 
-main().then(
-  () => process.exit(0),
-  (error: unknown) => {
-    process.stderr.write(`${String(error instanceof Error ? error.stack : error)}\n`);
-    process.exit(1);
-  },
-);
+runScript(main);
