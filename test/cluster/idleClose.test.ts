@@ -1,7 +1,8 @@
 import { strict as assert } from 'node:assert';
 import { Deployment } from '../support/cluster/deployment';
+import { openIdleShop } from '../support/cluster/idleShop';
 import { eventually } from '../support/eventually';
-import { fakeLlm, server } from '../support/hooks';
+import { fakeLlm } from '../support/hooks';
 import { cliOk } from '../support/processes';
 import { postStream } from '../support/sse';
 
@@ -15,13 +16,7 @@ describe('the AI idle close: a reminder that survives the owner being killed', f
 
   before(async () => {
     deployment = await Deployment.create();
-    const env = { ...fakeLlm().envFor(), PROVIDER_TIMEOUT_MS: '5000', AI_IDLE_CLOSE_MINUTES: IDLE_MINUTES };
-    await Promise.all([deployment.start('idle-a', env), deployment.start('idle-b', env)]);
-    await deployment.settled();
-    const { company } = (await cliOk(['workspace', 'create', '--name', 'Quiet Shop', '--plan', 'pro'], deployment.env())) as { company: { id: number } };
-    const { chatbot } = (await cliOk(['chatbot', 'create', '--company', String(company.id), '--name', 'Helper'], deployment.env())) as { chatbot: { public_key: string } };
-    await deployment.query('INSERT INTO provider_keys (company_id, provider, key_encrypted, last_four) VALUES ($1, $2, $3, $4)', [company.id, 'openai', server().ctx.secrets.seal('sk-idle-0001'), '0001']);
-    base = `/widget/${chatbot.public_key}`;
+    base = await openIdleShop(deployment, ['idle-a', 'idle-b'], IDLE_MINUTES, 'Quiet Shop', '0001');
   });
   after(() => deployment?.destroy());
 

@@ -1,10 +1,10 @@
 import { strict as assert } from 'node:assert';
 import { Redis } from 'ioredis';
 import { Deployment } from '../support/cluster/deployment';
+import { openIdleShop } from '../support/cluster/idleShop';
 import { REDIS_URL } from '../support/env';
 import { eventually } from '../support/eventually';
-import { fakeLlm, server } from '../support/hooks';
-import { cliOk } from '../support/processes';
+import { fakeLlm } from '../support/hooks';
 import { postStream } from '../support/sse';
 
 // Nine seconds of quiet: two answers fit well inside it, even on a loaded machine, and the close is waited for.
@@ -26,13 +26,7 @@ describe('the AI idle close counts from the last answer', function () {
 
   before(async () => {
     deployment = await Deployment.create();
-    const env = { ...fakeLlm().envFor(), PROVIDER_TIMEOUT_MS: '5000', AI_IDLE_CLOSE_MINUTES: IDLE_MINUTES };
-    await Promise.all([deployment.start('last-a', env), deployment.start('last-b', env)]);
-    await deployment.settled();
-    const { company } = (await cliOk(['workspace', 'create', '--name', 'Later Shop', '--plan', 'pro'], deployment.env())) as { company: { id: number } };
-    const { chatbot } = (await cliOk(['chatbot', 'create', '--company', String(company.id), '--name', 'Helper'], deployment.env())) as { chatbot: { public_key: string } };
-    await deployment.query('INSERT INTO provider_keys (company_id, provider, key_encrypted, last_four) VALUES ($1, $2, $3, $4)', [company.id, 'openai', server().ctx.secrets.seal('sk-idle-0002'), '0002']);
-    base = `/widget/${chatbot.public_key}`;
+    base = await openIdleShop(deployment, ['last-a', 'last-b'], IDLE_MINUTES, 'Later Shop', '0002');
     redis = new Redis(REDIS_URL);
   });
   after(async () => {
