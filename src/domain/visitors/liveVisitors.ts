@@ -30,7 +30,9 @@ export async function liveVisitorsEnabled(companyId: number): Promise<boolean> {
 /**
  * Everyone on the workspace's sites now: visitors whose last heartbeat is within the departure window,
  * newest first, with their open conversation. Presence is what the visitor actors wrote behind (about a
- * second old at most), so the list never has to visit every actor of the cluster.
+ * second old at most), so the list never has to visit every actor of the cluster. `chatbot_id IS NOT NULL`
+ * is what the join says already; written out, it lets Postgres use `visitors_live`, which is partial on
+ * it (migration 0021).
  */
 export async function listLiveVisitors(companyId: number, pollSeconds: number, limit: number): Promise<{ visitors: LiveVisitorRow[]; total: number }> {
   const rows = await Chatbot.sequelize!.query<LiveVisitorRow & { total: string }>(
@@ -41,7 +43,7 @@ export async function listLiveVisitors(companyId: number, pollSeconds: number, l
               ORDER BY c.created_at DESC LIMIT 1) AS conversation_id,
             count(*) OVER () AS total
        FROM visitors v JOIN chatbots b ON b.id = v.chatbot_id
-      WHERE v.company_id = $1 AND ${WATCHED} AND v.last_seen_at > now() - make_interval(secs => $2)
+      WHERE v.company_id = $1 AND v.chatbot_id IS NOT NULL AND ${WATCHED} AND v.last_seen_at > now() - make_interval(secs => $2)
       ORDER BY v.last_seen_at DESC, v.id DESC
       LIMIT $3`,
     { bind: [companyId, departureMs(pollSeconds) / 1000, limit], type: QueryTypes.SELECT },

@@ -90,11 +90,20 @@ export const blankVisitor = (companyId: number, visitorKey: string): VisitorReco
  * are blank. Prepared (parsed once per connection) and read as plain rows, as are the first beat's
  * other statements: their per-call work in Sequelize and in Postgres's parser cost more than the rows.
  * The keys go as one JSON parameter (src/db/jsonRows.ts), the callers' own objects.
+ *
+ * One index lookup per key, as a LATERAL subquery (its LIMIT keeps Postgres from turning it back into
+ * a join): as a plain join, Postgres guessed 100 keys (`json_to_recordset`'s estimate) and hashed them
+ * against a full scan of `visitors` for any table under about 16,000 rows, and a prepared statement
+ * kept that plan as the table grew, so every batch read the whole table (docs/performance.md,
+ * "Arrivals, seventh round"). The key is unique, so LIMIT 1 drops nothing. Exported for
+ * test/integration/visitorPlans.test.ts.
  */
-const LOAD_SQL = `SELECT k.n, v.id, v.chatbot_id, v.page, v.title, v.referrer, v.entry_page, v.country, v.device, v.browser, v.os, v.locale, v.timezone,
+export const LOAD_SQL = `SELECT k.n, v.id, v.chatbot_id, v.page, v.title, v.referrer, v.entry_page, v.country, v.device, v.browser, v.os, v.locale, v.timezone,
        v.user_agent, v.page_views, v.first_seen_at, v.last_seen_at
   FROM ROWS FROM (json_to_recordset($1::json) AS ("companyId" int, "visitorKey" text)) WITH ORDINALITY AS k(company_id, visitor_key, n)
-  JOIN visitors v ON v.company_id = k.company_id AND v.visitor_key = k.visitor_key`;
+  CROSS JOIN LATERAL (
+    SELECT * FROM visitors v WHERE v.company_id = k.company_id AND v.visitor_key = k.visitor_key LIMIT 1
+  ) v`;
 
 const loads = batchedPer((sequelize: Sequelize) =>
   new Batched<{ companyId: number; visitorKey: string }, VisitorRecord>(async (keys) => {
