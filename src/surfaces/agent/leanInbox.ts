@@ -73,7 +73,8 @@ export interface LeanInboxOptions {
  * and here every request logged, as the generic stack does), without express's router walk, the
  * surface's middleware chain and pino-http. Mounted before the generic stack (src/app.ts); a request
  * with a body, or anything `hotRoutes` does not take (HEAD, a trailing slash, ...), goes on to the
- * generic stack, which answers it as before. Why: docs/performance.md, "Agent inbox", third round.
+ * generic stack, which answers it as before. Why: docs/performance.md, "Agent inbox", third round; a list
+ * without an open thread is written from JSON text Postgres builds: the fourth round.
  */
 export function leanInboxRoutes(options: LeanInboxOptions): RequestHandler {
   const lean = hotRoutes({ ...options, base: AGENT_BASE, endpoints: [leanEndpoint], answeredWhole: () => false, logOneIn: 1 });
