@@ -14,12 +14,16 @@ import { isDatabaseUnavailable } from './unavailable';
  * executed, so Postgres parses and plans it once instead of on every call. For statements whose text
  * comes in a few shapes and whose best plan does not depend on the values (Postgres may settle on one
  * plan for all values after five executions).
+ *
+ * `asTextArrays`: each row an array of the columns' text as Postgres sent it (null for NULL), no type
+ * parser run: for a caller that reads a few columns of many rows by position.
  */
-export async function plainRows<T>(sequelize: Sequelize, text: string, values: readonly unknown[], options: { prepared?: boolean } = {}): Promise<T[]> {
+export async function plainRows<T>(sequelize: Sequelize, text: string, values: readonly unknown[], options: { prepared?: boolean; asTextArrays?: boolean } = {}): Promise<T[]> {
   const manager = sequelize.connectionManager;
   const connection = (await manager.getConnection({ type: 'read' })) as pg.Client & { _invalid?: boolean };
   try {
     const query: pg.QueryConfig = options.prepared ? { name: statementName(text), text, values: values as unknown[] } : { text, values: values as unknown[] };
+    if (options.asTextArrays) return (await connection.query<T & unknown[]>({ ...query, rowMode: 'array', types: AS_TEXT })).rows as T[];
     return (await connection.query<T & pg.QueryResultRow>(query)).rows;
   } catch (error) {
     const failure = new DatabaseError(error as ConstructorParameters<typeof DatabaseError>[0]);
@@ -30,6 +34,9 @@ export async function plainRows<T>(sequelize: Sequelize, text: string, values: r
     manager.releaseConnection(connection);
   }
 }
+
+/** Every column's text as sent. */
+const AS_TEXT: pg.CustomTypesConfig = { getTypeParser: () => (value: string) => value } as unknown as pg.CustomTypesConfig;
 
 /** At most this many statement texts are remembered; their number is small (a few per route), this only bounds a mistake. */
 const NAMED_TEXTS = 500;

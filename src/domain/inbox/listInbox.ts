@@ -111,8 +111,9 @@ export interface PositionedRow extends InboxRow {
  * from the index, however deep, and conversations that arrive meanwhile (newer than the cursor)
  * neither repeat nor push rows into the next page. One row more than the page tells whether there
  * is more. A search first asks how common its text is (its own query), to choose the plan.
+ * `columns`: the select list beside the position (the lean path's differs: src/domain/inbox/listText.ts).
  */
-export async function pageStatement(companyId: number, userId: number, listing: InboxListing): Promise<Statement> {
+export async function pageStatement(companyId: number, userId: number, listing: InboxListing, columns = ROW_COLUMNS): Promise<Statement> {
   const values: unknown[] = [companyId, userId];
   const where = [`c.company_id = $1`, filterSql(listing.filter)];
   if (listing.q !== undefined) {
@@ -125,7 +126,7 @@ export async function pageStatement(companyId: number, userId: number, listing: 
     values.push(atMicros, id);
     where.push(`(c.last_message_at, c.id) < ('epoch'::timestamptz + $${values.length - 1}::bigint * interval '1 microsecond', $${values.length}::bigint)`);
   }
-  const text = `SELECT ${POSITION_COLUMNS}, ${ROW_COLUMNS} ${ROW_FROM}
+  const text = `SELECT ${POSITION_COLUMNS}, ${columns} ${ROW_FROM}
       WHERE ${where.join(' AND ')} ORDER BY c.last_message_at DESC, c.id DESC LIMIT ${LIST_LIMIT + 1}`;
   return { text, values };
 }

@@ -1,8 +1,11 @@
-import type { Request, RequestHandler } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
 import { resolveToken } from '../../domain/accounts/tokens';
 import type { z } from 'zod';
+import { LIST_LIMIT, type InboxListing } from '../../domain/inbox/listInbox';
+import { readInboxListText } from '../../domain/inbox/listText';
 import { readInbox } from '../../domain/inbox/readInbox';
+import { departureMs, pollSecondsOf } from '../../domain/visitors/presence';
 import { unauthenticated } from '../../errors';
 import { admit, bearerOf, type AuthContext } from '../../http/authenticate';
 import type { DeclaredEndpoint } from '../../http/endpoint';
@@ -22,6 +25,21 @@ async function authenticated(req: Request): Promise<AuthContext> {
 }
 
 /**
+ * A list without an open thread: the answer `answerInbox` gives, written as JSON text from the
+ * page's fragments (src/domain/inbox/listText.ts) instead of parsed rows, presented items and
+ * `res.json`'s stringify. Sent as `res.json` sends (its Content-Type, then `res.send`: ETag, length).
+ */
+async function answerList(res: Response, auth: AuthContext, listing: InboxListing, departure: number): Promise<void> {
+  const now = Date.now();
+  const list = await readInboxListText(auth.company.id, auth.user.id, listing, { now, departureMs: departure });
+  const body =
+    `{"conversations":${list.conversations},"counts":${JSON.stringify(list.counts)},"groups":${JSON.stringify(list.groups)},` +
+    `"listed":${list.listed},"list_limit":${LIST_LIMIT},"next_cursor":${JSON.stringify(list.nextCursor)},"active":null}`;
+  if (!res.get('Content-Type')) res.set('Content-Type', 'application/json');
+  res.send(body);
+}
+
+/**
  * The endpoint as the lean path runs it. Declared public for `hotRoutes` (which authenticates nothing
  * itself) because its handler authenticates first, as the surface's token gate would: 401 and 403
  * still come before a 422 for the query.
@@ -33,6 +51,7 @@ const leanEndpoint: DeclaredEndpoint<SurfaceDeps> = {
     const auth = await authenticated(req);
     const { filter, q, before, conversation } = input.query() as z.output<typeof inboxQuery>;
     const listing = { filter, q, before };
+    if (conversation === undefined) return answerList(res, auth, listing, departureMs(pollSecondsOf(input.ctx.config)));
     const first = async (publicId: string | null) => ({ auth, read: await readInbox(auth.company.id, auth.user.id, listing, publicId) });
     res.json(await answerInbox(input, first, listing, conversation));
   },
@@ -54,7 +73,8 @@ export interface LeanInboxOptions {
  * and here every request logged, as the generic stack does), without express's router walk, the
  * surface's middleware chain and pino-http. Mounted before the generic stack (src/app.ts); a request
  * with a body, or anything `hotRoutes` does not take (HEAD, a trailing slash, ...), goes on to the
- * generic stack, which answers it as before. Why: docs/performance.md, "Agent inbox", third round.
+ * generic stack, which answers it as before. Why: docs/performance.md, "Agent inbox", third round; a list
+ * without an open thread is written from JSON text Postgres builds: the fourth round.
  */
 export function leanInboxRoutes(options: LeanInboxOptions): RequestHandler {
   const lean = hotRoutes({ ...options, base: AGENT_BASE, endpoints: [leanEndpoint], answeredWhole: () => false, logOneIn: 1 });

@@ -1,0 +1,106 @@
+import { Conversation } from '../../models';
+import { plainRows } from '../../db/plainRows';
+import { encodeCursor } from './inboxCursor';
+import { GROUP_SQL } from './groups';
+import { LIST_LIMIT, pageStatement, TOTALS_SQL, totalsOf, type InboxListing, type InboxTotals, type TotalsRow } from './listInbox';
+
+/**
+ * The inbox list (no open thread) as the response's JSON text, for the lean path
+ * (src/surfaces/agent/leanInbox.ts). Each row comes from Postgres as two fragments of the item's
+ * compact JSON, written exactly as `JSON.stringify(presentInboxItem(row, ...))` writes them (the
+ * same keys in the same order, `to_json` for every value: Postgres escapes strings as JSON.stringify
+ * does), with the three time-dependent values left to the node: `last_at`, `online` and
+ * `waiting_seconds`, from the row's times in epoch milliseconds. Why: the node's CPU per list
+ * response was most of it parsing the page's JSON (36 KB, every key repeated per row), building
+ * the items and stringifying them again (docs/performance.md, "Fourth round"). The generic path
+ * (src/presenters/inbox.ts) stays the definition; `test/integration/agentInboxLeanList.test.ts`
+ * holds this one to it byte for byte.
+ */
+
+/** A nullable SQL value as JSON text (`null` for NULL). */
+const json = (expression: string) => `COALESCE(to_json(${expression})::text, 'null')`;
+/** Epoch milliseconds, as `new Date(<Postgres's ISO text>).getTime()` reads them (truncated, not rounded). */
+const epochMs = (expression: string) => `floor(extract(epoch FROM ${expression}) * 1000)::bigint`;
+
+/** `visitorDisplayName` (src/domain/visitors/displayName.ts): the name, else the email, else `Visitor` and the key's last six letters or digits. */
+const VISITOR_SQL = `COALESCE(NULLIF(c.visitor_name, ''), NULLIF(c.visitor_email, ''),
+  'Visitor ' || COALESCE(NULLIF(upper(right(regexp_replace(c.visitor_key, '[^a-zA-Z0-9]', '', 'g'), 6) COLLATE "C"), ''), '#'))`;
+
+const TAGS_SQL = `COALESCE((SELECT '[' || string_agg('{"id":' || t.id || ',"name":' || to_json(t.name)::text || ',"color":' || to_json(t.color)::text || '}', ',' ORDER BY t.name) || ']'
+                     FROM conversation_tags ct JOIN tags t ON t.id = ct.tag_id
+                    WHERE ct.conversation_id = c.id), '[]')`;
+
+/** The select list of a row: `head` up to `"last_at":`, `tail` from `,"preview":` up to `"online":`. */
+const TEXT_COLUMNS = `
+  '{"id":' || ${json('c.public_id')} || ',"chatbot":' || ${json('b.name')} || ',"visitor":' || ${json(VISITOR_SQL)}
+    || ',"email":' || ${json('c.visitor_email')} || ',"status":' || ${json('c.status')} || ',"channel":' || ${json('c.channel')} || ',"last_at":' AS head,
+  ${epochMs('c.last_message_at')} AS last_ms,
+  ',"preview":' || ${json(`COALESCE(c.last_message_preview, '')`)} || ',"escalated":' || ${json('c.escalated')} || ',"unread":' || ${json('c.unread_count')}
+    || ',"resolution":' || ${json('c.resolution')} || ',"tags":' || ${TAGS_SQL} || ',"group":' || ${json(GROUP_SQL)}
+    || ',"handoff_state":' || ${json('c.handoff_state')} || ',"assigned_to":' || ${json('u.name')}
+    || ',"mine":' || CASE WHEN c.assigned_user_id = $2 THEN 'true' ELSE 'false' END || ',"online":' AS tail,
+  ${epochMs('v.last_seen_at')} AS seen_ms,
+  CASE WHEN c.handoff_state = 'handoff_pending' THEN ${epochMs('c.handoff_requested_at')} END AS waiting_ms`;
+
+/** The columns of a row of the statement, in order (`rowMode: 'array'`, every value as Postgres's text). */
+const At = { PositionUs: 0, PositionId: 1, Head: 2, LastMs: 3, Tail: 4, SeenMs: 5, WaitingMs: 6, Totals: 7 } as const;
+const TOTALS_KEYS = ['all', 'waiting', 'mine', 'team', 'ai', 'resolved', 'unread'] as const;
+
+/** One row per listed conversation (one more than the page if there is more), each with the counts; one row of counts alone for an empty page. */
+async function listTextStatement(companyId: number, userId: number, listing: InboxListing) {
+  const page = await pageStatement(companyId, userId, listing, TEXT_COLUMNS);
+  const text = `WITH page AS (${page.text})
+    SELECT page.*, ${TOTALS_KEYS.map((key) => `totals."${key}"`).join(', ')} FROM (${TOTALS_SQL}) totals LEFT JOIN page ON true
+     ORDER BY page.position_us DESC, page.position_id DESC`;
+  return { text, values: page.values };
+}
+
+export interface InboxClockMs {
+  now: number;
+  /** A visitor last seen less than this long ago is online (`departureMs`). */
+  departureMs: number;
+}
+
+/** `relativeTime` (src/presenters/displayTime.ts), from epoch milliseconds. */
+function relativeText(atMs: number, nowMs: number): string {
+  const seconds = Math.max(0, Math.floor((nowMs - atMs) / 1000));
+  if (seconds < 60) return '"just now"';
+  if (seconds < 3600) return `"${Math.floor(seconds / 60)}m ago"`;
+  if (seconds < 86_400) return `"${Math.floor(seconds / 3600)}h ago"`;
+  return `"${Math.floor(seconds / 86_400)}d ago"`;
+}
+
+export interface InboxListText extends InboxTotals {
+  /** The `conversations` array as JSON text. */
+  conversations: string;
+  listed: number;
+  nextCursor: string | null;
+}
+
+/** The page and the counts, the page as JSON text (see the module's comment). */
+export async function readInboxListText(companyId: number, userId: number, listing: InboxListing, clock: InboxClockMs): Promise<InboxListText> {
+  const { text, values } = await listTextStatement(companyId, userId, listing);
+  const rows = await plainRows<Array<string | null>>(Conversation.sequelize!, text, values, { prepared: listing.q === undefined, asTextArrays: true });
+  const first = rows[0];
+  const totals = {} as TotalsRow;
+  TOTALS_KEYS.forEach((key, i) => (totals[key] = first?.[At.Totals + i] ?? null));
+  const listed = first?.[At.Head] == null ? 0 : Math.min(rows.length, LIST_LIMIT);
+  let conversations = '[';
+  for (let i = 0; i < listed; i++) {
+    const row = rows[i]!;
+    const seen = row[At.SeenMs];
+    const waiting = row[At.WaitingMs];
+    if (i > 0) conversations += ',';
+    conversations +=
+      `${row[At.Head]!}${relativeText(Number(row[At.LastMs]), clock.now)}${row[At.Tail]!}` +
+      `${seen !== null && clock.now - Number(seen) < clock.departureMs}` +
+      `,"waiting_seconds":${waiting === null ? 'null' : Math.max(0, Math.floor((clock.now - Number(waiting)) / 1000))}}`;
+  }
+  const last = rows.length > LIST_LIMIT ? rows[LIST_LIMIT - 1]! : undefined;
+  return {
+    conversations: `${conversations}]`,
+    listed,
+    nextCursor: last ? encodeCursor({ atMicros: Number(last[At.PositionUs]), id: Number(last[At.PositionId]) }) : null,
+    ...totalsOf(totals),
+  };
+}
