@@ -15,9 +15,9 @@ export function displayTime(date: Date): string {
   return `${displayDate(date)} ${pad(date.getUTCHours())}:${pad(date.getUTCMinutes())}`;
 }
 
-/** The inbox's `last_at`: `just now`, `5m ago`, `3h ago`, `2d ago`. */
-export function relativeTime(date: Date, now = new Date()): string {
-  const seconds = Math.max(0, Math.floor((now.getTime() - date.getTime()) / 1000));
+/** The inbox's `last_at`: `just now`, `5m ago`, `3h ago`, `2d ago` (a time as a Date or epoch milliseconds). */
+export function relativeTime(at: Date | number, now: Date | number = Date.now()): string {
+  const seconds = Math.max(0, Math.floor((Number(now) - Number(at)) / 1000));
   if (seconds < 60) return 'just now';
   if (seconds < 3600) return `${Math.floor(seconds / 60)}m ago`;
   if (seconds < 86_400) return `${Math.floor(seconds / 3600)}h ago`;

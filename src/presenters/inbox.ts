@@ -17,8 +17,11 @@ export interface InboxClock {
   pollSeconds: number;
 }
 
+/** Seconds since the handoff was requested (epoch milliseconds), never negative. */
+export const secondsWaiting = (requestedMs: number, nowMs: number) => Math.max(0, Math.floor((nowMs - requestedMs) / 1000));
+
 const waitingSeconds = (row: InboxRow, now: Date) =>
-  row.handoff_state === 'handoff_pending' && row.handoff_requested_at ? Math.max(0, Math.floor((now.getTime() - new Date(row.handoff_requested_at).getTime()) / 1000)) : null;
+  row.handoff_state === 'handoff_pending' && row.handoff_requested_at ? secondsWaiting(new Date(row.handoff_requested_at).getTime(), now.getTime()) : null;
 
 /** An agent inbox item (docs/api.md "Inbox"). */
 export function presentInboxItem(row: InboxRow, userId: number, clock: InboxClock) {

@@ -5,8 +5,8 @@ import { GROUP_SQL } from './groups';
 import { LIST_LIMIT, pageStatement, TOTALS_SQL, totalsOf, type InboxListing, type InboxTotals, type TotalsRow } from './listInbox';
 
 /**
- * The inbox list (no open thread) as the response's JSON text, for the lean path
- * (src/surfaces/agent/leanInbox.ts). Each row comes from Postgres as two fragments of the item's
+ * The inbox list (no open thread) as JSON text, for the lean path (src/surfaces/agent/leanInbox.ts,
+ * through src/presenters/inboxListText.ts). Each row comes from Postgres as two fragments of the item's
  * compact JSON, written exactly as `JSON.stringify(presentInboxItem(row, ...))` writes them (the
  * same keys in the same order, `to_json` for every value: Postgres escapes strings as JSON.stringify
  * does), with the three time-dependent values left to the node: `last_at`, `online` and
@@ -55,51 +55,42 @@ async function listTextStatement(companyId: number, userId: number, listing: Inb
   return { text, values: page.values };
 }
 
-export interface InboxClockMs {
-  now: number;
-  /** A visitor last seen less than this long ago is online (`departureMs`). */
-  departureMs: number;
-}
-
-/** `relativeTime` (src/presenters/displayTime.ts), from epoch milliseconds. */
-function relativeText(atMs: number, nowMs: number): string {
-  const seconds = Math.max(0, Math.floor((nowMs - atMs) / 1000));
-  if (seconds < 60) return '"just now"';
-  if (seconds < 3600) return `"${Math.floor(seconds / 60)}m ago"`;
-  if (seconds < 86_400) return `"${Math.floor(seconds / 3600)}h ago"`;
-  return `"${Math.floor(seconds / 86_400)}d ago"`;
+/** A listed conversation's item as JSON text around the three values of the request's clock (epoch milliseconds). */
+export interface InboxItemText {
+  /** From `{` up to `"last_at":`. */
+  head: string;
+  lastMs: number;
+  /** From `,"preview":` up to `"online":`. */
+  tail: string;
+  seenMs: number | null;
+  /** When the handoff was requested, for a conversation waiting for a person. */
+  waitingMs: number | null;
 }
 
 export interface InboxListText extends InboxTotals {
-  /** The `conversations` array as JSON text. */
-  conversations: string;
-  listed: number;
+  items: InboxItemText[];
   nextCursor: string | null;
 }
 
-/** The page and the counts, the page as JSON text (see the module's comment). */
-export async function readInboxListText(companyId: number, userId: number, listing: InboxListing, clock: InboxClockMs): Promise<InboxListText> {
+/** The page and the counts, each item as JSON text (see the module's comment; src/presenters/inboxListText.ts writes the answer). */
+export async function readInboxListText(companyId: number, userId: number, listing: InboxListing): Promise<InboxListText> {
   const { text, values } = await listTextStatement(companyId, userId, listing);
   const rows = await plainRows<Array<string | null>>(Conversation.sequelize!, text, values, { prepared: listing.q === undefined, asTextArrays: true });
   const first = rows[0];
   const totals = {} as TotalsRow;
   TOTALS_KEYS.forEach((key, i) => (totals[key] = first?.[At.Totals + i] ?? null));
   const listed = first?.[At.Head] == null ? 0 : Math.min(rows.length, LIST_LIMIT);
-  let conversations = '[';
-  for (let i = 0; i < listed; i++) {
-    const row = rows[i]!;
-    const seen = row[At.SeenMs];
-    const waiting = row[At.WaitingMs];
-    if (i > 0) conversations += ',';
-    conversations +=
-      `${row[At.Head]!}${relativeText(Number(row[At.LastMs]), clock.now)}${row[At.Tail]!}` +
-      `${seen !== null && clock.now - Number(seen) < clock.departureMs}` +
-      `,"waiting_seconds":${waiting === null ? 'null' : Math.max(0, Math.floor((clock.now - Number(waiting)) / 1000))}}`;
-  }
+  const msOf = (value: string | null) => (value === null ? null : Number(value));
+  const items = rows.slice(0, listed).map((row) => ({
+    head: row[At.Head]!,
+    lastMs: Number(row[At.LastMs]),
+    tail: row[At.Tail]!,
+    seenMs: msOf(row[At.SeenMs] ?? null),
+    waitingMs: msOf(row[At.WaitingMs] ?? null),
+  }));
   const last = rows.length > LIST_LIMIT ? rows[LIST_LIMIT - 1]! : undefined;
   return {
-    conversations: `${conversations}]`,
-    listed,
+    items,
     nextCursor: last ? encodeCursor({ atMicros: Number(last[At.PositionUs]), id: Number(last[At.PositionId]) }) : null,
     ...totalsOf(totals),
   };

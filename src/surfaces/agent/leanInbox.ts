@@ -2,10 +2,11 @@ import type { Request, RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
 import { resolveToken } from '../../domain/accounts/tokens';
 import type { z } from 'zod';
-import { LIST_LIMIT, type InboxListing } from '../../domain/inbox/listInbox';
+import type { InboxListing } from '../../domain/inbox/listInbox';
 import { readInboxListText } from '../../domain/inbox/listText';
 import { readInbox } from '../../domain/inbox/readInbox';
-import { departureMs, pollSecondsOf } from '../../domain/visitors/presence';
+import { pollSecondsOf } from '../../domain/visitors/presence';
+import { inboxListJson } from '../../presenters/inboxListText';
 import { unauthenticated } from '../../errors';
 import { admit, bearerOf, type AuthContext } from '../../http/authenticate';
 import type { DeclaredEndpoint } from '../../http/endpoint';
@@ -29,14 +30,11 @@ async function authenticated(req: Request): Promise<AuthContext> {
  * page's fragments (src/domain/inbox/listText.ts) instead of parsed rows, presented items and
  * `res.json`'s stringify. Sent as `res.json` sends (its Content-Type, then `res.send`: ETag, length).
  */
-async function answerList(res: Response, auth: AuthContext, listing: InboxListing, departure: number): Promise<void> {
-  const now = Date.now();
-  const list = await readInboxListText(auth.company.id, auth.user.id, listing, { now, departureMs: departure });
-  const body =
-    `{"conversations":${list.conversations},"counts":${JSON.stringify(list.counts)},"groups":${JSON.stringify(list.groups)},` +
-    `"listed":${list.listed},"list_limit":${LIST_LIMIT},"next_cursor":${JSON.stringify(list.nextCursor)},"active":null}`;
+async function answerList(res: Response, auth: AuthContext, listing: InboxListing, pollSeconds: number): Promise<void> {
+  const now = new Date();
+  const list = await readInboxListText(auth.company.id, auth.user.id, listing);
   if (!res.get('Content-Type')) res.set('Content-Type', 'application/json');
-  res.send(body);
+  res.send(inboxListJson(list, { now, pollSeconds }));
 }
 
 /**
@@ -51,7 +49,7 @@ const leanEndpoint: DeclaredEndpoint<SurfaceDeps> = {
     const auth = await authenticated(req);
     const { filter, q, before, conversation } = input.query() as z.output<typeof inboxQuery>;
     const listing = { filter, q, before };
-    if (conversation === undefined) return answerList(res, auth, listing, departureMs(pollSecondsOf(input.ctx.config)));
+    if (conversation === undefined) return answerList(res, auth, listing, pollSecondsOf(input.ctx.config));
     const first = async (publicId: string | null) => ({ auth, read: await readInbox(auth.company.id, auth.user.id, listing, publicId) });
     res.json(await answerInbox(input, first, listing, conversation));
   },
