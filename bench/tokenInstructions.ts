@@ -1,4 +1,6 @@
-import { resolve } from 'node:path';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { instructions, SLOW_CLUSTER, underCallgrind } from './support/callgrind';
 import { defer, scoped } from './support/cleanup';
 import { childEnv } from './support/processes';
@@ -7,9 +9,6 @@ import { freshIp, postWidgetStream, type Target } from './support/sseClient';
 import { streamBench } from './support/streamSetup';
 import { paceText, tokensIn, type Pace } from './support/tokenProvider';
 import { streamAgent, WebNode } from './support/webNode';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { hotSpots, monotonicUs, newestProfile } from './support/profile';
 
 /**
