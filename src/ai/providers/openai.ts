@@ -1,5 +1,4 @@
 import { failure, postJson, postSse, type ProviderCall } from './http';
-import { OpenAiChunks } from './openaiChunks';
 import type { ProviderAdapter } from './types';
 import { completion, type ReportedUsage } from './usage';
 import { asArray, asCount, asObject, asString, dig, joinUrl, parseJson } from './wire';
@@ -39,20 +38,10 @@ export const openaiAdapter: ProviderAdapter = async (endpoint, request, options 
   let text = '';
   let usage: ReportedUsage = {};
   let finished = false;
-  const chunks = new OpenAiChunks();
   await postSse(call, (event) => {
     if (event.data.trim() === '[DONE]') {
       finished = true;
       return 'stop';
-    }
-    // The stream's previous delta with another text: read without a parse (src/ai/providers/openaiChunks.ts).
-    const quick = chunks.quick(event.data);
-    if (quick !== undefined) {
-      if (quick) {
-        text += quick;
-        onDelta(quick);
-      }
-      return;
     }
     const chunk = parseJson(event.data);
     if (asObject(chunk) === undefined) throw failure(call, 'bad_response', `unparseable stream chunk: ${event.data}`);
@@ -66,7 +55,6 @@ export const openaiAdapter: ProviderAdapter = async (endpoint, request, options 
     // Some compatible providers end without [DONE]; a finish_reason is as good an end marker.
     if (asString(dig(choice, 'finish_reason'))) finished = true;
     if (asObject(dig(chunk, 'usage'))) usage = usageOf(chunk);
-    chunks.learn(event.data, chunk);
   });
   if (!finished) throw failure(call, 'bad_response', 'stream ended before [DONE]');
   return completion(request, text, usage);
