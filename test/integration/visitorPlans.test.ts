@@ -3,7 +3,7 @@ import pg, { Client } from 'pg';
 import { Sequelize } from 'sequelize';
 import { LOAD_SQL } from '../../src/domain/visitors/records';
 import { visitorsLive } from '../../src/models/migrations/0021-visitors-live';
-import { TEST_DATABASE, TEST_DATABASE_URL, TEST_ENV } from '../support/env';
+import { databaseUrlOf, TEST_DATABASE, TEST_ENV } from '../support/env';
 import { withClient } from '../support/pg';
 import { childEnv, cliOk } from '../support/processes';
 
@@ -39,11 +39,7 @@ async function loadPlan(client: Client, companyId: number, keys: number): Promis
 describe("visitors' first-beat row read: one unique-index lookup per key, whatever the statistics", function () {
   this.timeout(120_000);
   const database = `${TEST_DATABASE}_plans`;
-  const databaseUrl = (() => {
-    const url = new URL(TEST_DATABASE_URL);
-    url.pathname = `/${database}`;
-    return url.toString();
-  })();
+  const databaseUrl = databaseUrlOf(database);
   let client: Client;
   let companyId = 0;
 

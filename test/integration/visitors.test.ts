@@ -12,7 +12,7 @@ import { pollSecondsOf } from '../../src/domain/visitors/presence';
 import { loadVisitor, upsertVisitors } from '../../src/domain/visitors/records';
 import { Message, PageView, Visitor, type Chatbot } from '../../src/models';
 import type { RealtimeEmitter } from '../../src/realtime/emitter';
-import { TEST_DATABASE, TEST_DATABASE_URL, TEST_ENV } from '../support/env';
+import { databaseUrlOf, TEST_DATABASE, TEST_ENV } from '../support/env';
 import { eventually } from '../support/eventually';
 import * as make from '../support/factories';
 import { server } from '../support/hooks';
@@ -431,11 +431,7 @@ describe('visitors: POST /widget/{key}/heartbeat', () => {
 describe('visitor departure on a node with VISITOR_POLL_SECONDS=1', function () {
   this.timeout(60_000);
   const database = `${TEST_DATABASE}_presence`;
-  const databaseUrl = (() => {
-    const url = new URL(TEST_DATABASE_URL);
-    url.pathname = `/${database}`;
-    return url.toString();
-  })();
+  const databaseUrl = databaseUrlOf(database);
   const env = childEnv({ ...TEST_ENV, DATABASE_URL: databaseUrl, VISITOR_POLL_SECONDS: '1' }, ['REDIS_URL']);
   let node: Running | undefined;
   let baseUrl = '';

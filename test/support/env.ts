@@ -8,11 +8,14 @@ const runId = `${process.pid}_${randomBytes(3).toString('hex')}`;
 export const TEST_DATABASE = `parley_test_${runId}`;
 export const TEST_REDIS_PREFIX = `parley-test-${runId}:`;
 
-export const TEST_DATABASE_URL = (() => {
+/** The address of database `name` on the tests' server. */
+export function databaseUrlOf(name: string): string {
   const url = new URL(ADMIN_DATABASE_URL);
-  url.pathname = `/${TEST_DATABASE}`;
+  url.pathname = `/${name}`;
   return url.toString();
-})();
+}
+
+export const TEST_DATABASE_URL = databaseUrlOf(TEST_DATABASE);
 
 /** The environment a Parley process gets in tests: the run's own database, Redis key prefix and key. */
 export const TEST_ENV: Record<string, string> = {

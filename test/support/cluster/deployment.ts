@@ -6,7 +6,7 @@ import { createLogger } from '../../../src/logger';
 import { shardOf } from '../../../src/actors/cluster/shards';
 import { startActorSystem, type ActorSystem } from '../../../src/actors/system';
 import { PROBE_TABLE } from '../actors/probe';
-import { ADMIN_DATABASE_URL, REDIS_URL, TEST_DATABASE, TEST_ENV, TEST_REDIS_PREFIX } from '../env';
+import { databaseUrlOf, REDIS_URL, TEST_DATABASE, TEST_ENV, TEST_REDIS_PREFIX } from '../env';
 import { server } from '../hooks';
 import { withClient } from '../pg';
 import { TcpProxy } from '../tcpProxy';
@@ -37,9 +37,7 @@ export class Deployment {
   static async create(options: { singleNode?: boolean } = {}): Promise<Deployment> {
     const name = `${TEST_DATABASE}_${randomBytes(3).toString('hex')}`;
     await withClient((client) => client.query(`CREATE DATABASE ${name}`));
-    const url = new URL(ADMIN_DATABASE_URL);
-    url.pathname = `/${name}`;
-    const deployment = new Deployment(name, url.toString(), `${TEST_REDIS_PREFIX}${name}:`, options.singleNode ?? false);
+    const deployment = new Deployment(name, databaseUrlOf(name), `${TEST_REDIS_PREFIX}${name}:`, options.singleNode ?? false);
     await cliOk(['migrate'], deployment.env());
     await deployment.query(PROBE_TABLE);
     return deployment;
