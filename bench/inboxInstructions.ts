@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { loadConfig } from '../config/env';
 import { closeContext, openContext } from '../src/boot/openContext';
 import { createLogger } from '../src/logger';
-import { instructions, SLOW_CLUSTER, underCallgrind, windowedInstructions, type Counted } from './support/callgrind';
+import { idleWindows, instructions, SLOW_CLUSTER, underCallgrind, windowedInstructions, type Counted } from './support/callgrind';
 import { defer, scoped } from './support/cleanup';
 import { httpTarget, timedGet, type HttpTarget } from './support/inboxHttp';
 import { seedInbox } from './support/inboxSeed';
@@ -48,13 +48,7 @@ async function get(target: HttpTarget, path: string, headers: Record<string, str
 async function measure(node: Counted, target: HttpTarget, auth: Record<string, string>, requests: number, keep: string | undefined, label: string) {
   const bytes: Partial<Record<Scenario, number>> = {};
   for (const scenario of Object.keys(SCENARIOS) as Scenario[]) bytes[scenario] = await get(target, SCENARIOS[scenario], scenario === 'healthz' ? {} : auth);
-  const idle = await windowedInstructions(node, async (open, close) => {
-    for (let n = 0; n < requests; n++) {
-      open();
-      await sleep(IDLE_WINDOW_MS);
-      close();
-    }
-  });
+  const idle = await idleWindows(node, requests, IDLE_WINDOW_MS);
   const idleRate = (of: 'ir' | 'mainIr') => median(idle.each.map((w) => w[of] / w.seconds));
   const figures: Record<string, unknown> = {};
   for (const scenario of Object.keys(SCENARIOS) as Scenario[]) {

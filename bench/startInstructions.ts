@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { instructions, SLOW_CLUSTER, underCallgrind, windowedInstructions, type Count } from './support/callgrind';
+import { idleWindows, instructions, SLOW_CLUSTER, underCallgrind, windowedInstructions, type Count } from './support/callgrind';
 import { defer, scoped } from './support/cleanup';
 import { childEnv } from './support/processes';
 import { freshIp, postWidgetStream, type Target } from './support/sseClient';
@@ -114,14 +114,8 @@ async function main(): Promise<void> {
       );
       // The node's background comes in bursts (cluster heartbeat, BullMQ's checks, GC) that land in a few
       // windows of a few seconds: the median window says what a start costs, the mean what it costs with them.
-      const idleWindows = await windowedInstructions(node, async (open, close) => {
-        for (let n = 0; n < followUps; n++) {
-          open();
-          await sleep(IDLE_WINDOW_MS);
-          close();
-        }
-      });
-      const idleMedianPerS = (of: 'ir' | 'mainIr') => median(idleWindows.each.map((w) => w[of] / w.seconds));
+      const idleStarts = await idleWindows(node, followUps, IDLE_WINDOW_MS);
+      const idleMedianPerS = (of: 'ir' | 'mainIr') => median(idleStarts.each.map((w) => w[of] / w.seconds));
       const idleRate = (of: 'ir' | 'mainIr') => idle[of] / idle.seconds;
       const perUnit = (phase: Count & { seconds: number }, of: 'ir' | 'mainIr') => Math.round((phase[of] - idleRate(of) * phase.seconds) / followUps);
       const figures = (of: 'ir' | 'mainIr') => ({

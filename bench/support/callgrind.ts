@@ -3,6 +3,7 @@ import { copyFileSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { defer } from './cleanup';
 
 /** Instructions counted by valgrind's callgrind (bench/beatInstructions.ts, bench/arrivalInstructions.ts): the same count whatever else runs on the machine. */
@@ -122,4 +123,15 @@ export async function instructions(counted: Counted, phase: () => Promise<void>,
   control(counted, '-d');
   control(counted, '-i', 'off');
   return { ...newestDump(counted, keepAs), seconds };
+}
+
+/** `count` windows of `ms` each with no request sent: the node's background, to take off the measured windows. */
+export function idleWindows(counted: Counted, count: number, ms: number): ReturnType<typeof windowedInstructions> {
+  return windowedInstructions(counted, async (open, close) => {
+    for (let n = 0; n < count; n++) {
+      open();
+      await sleep(ms);
+      close();
+    }
+  });
 }
