@@ -1,5 +1,6 @@
 import { Agent, request } from 'node:http';
 import { resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { loadConfig } from '../config/env';
 import { closeContext, openContext } from '../src/boot/openContext';
 import { createLogger } from '../src/logger';
@@ -28,7 +29,6 @@ const WARM = Number(process.env.ARR_WARM ?? 600);
 const UA = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36';
 const SETTLE_MS = 5_000;
 const IDLE_MS = 20_000;
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 /** Visitor i's first heartbeat, from its own address, as `heartbeats` and bench/arrivalsAb.ts send it. */
 function arrive(agent: Agent, port: number, key: string, i: number): Promise<number> {
   const body = JSON.stringify({ visitor_id: `ai-visitor-${i}`, url: 'https://shop.example/products/0', title: 'Product 0', referrer: 'https://www.google.com/' });

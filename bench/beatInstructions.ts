@@ -1,5 +1,6 @@
 import { Agent, request } from 'node:http';
 import { resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { loadConfig } from '../config/env';
 import { closeContext, openContext } from '../src/boot/openContext';
 import { createLogger } from '../src/logger';
@@ -28,7 +29,6 @@ const UA = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML,
 const NEW_PAGE_EVERY = 3;
 const SETTLE_MS = 5_000;
 const IDLE_MS = 20_000;
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 function post(agent: Agent, port: number, path: string, body: string, headers: Record<string, string>): Promise<number> {
   return new Promise((done, fail) => {
     const req = request({ host: '127.0.0.1', port, path, method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...headers } }, (res) => {

@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { loadConfig } from '../config/env';
 import { closeContext, openContext } from '../src/boot/openContext';
 import { createLogger } from '../src/logger';
@@ -9,6 +10,7 @@ import { seedInbox } from './support/inboxSeed';
 import { childEnv } from './support/processes';
 import { APP_KEY, benchDatabase, benchRedisPrefix, REDIS_URL } from './support/resources';
 import { runScript } from './support/runScript';
+import { middleMedian } from './support/stats';
 
 /**
  * Instructions per `GET /api/agent/inbox` list response, counted by valgrind's callgrind, A/B: the
@@ -32,12 +34,6 @@ const IDLE_WINDOW_MS = 1_000;
 const PER_WINDOW = Number(process.env.INBOX_PER_WINDOW ?? 10);
 const SCENARIOS = { all: '/api/agent/inbox', waiting: '/api/agent/inbox?filter=waiting', healthz: '/healthz' } as const;
 type Scenario = keyof typeof SCENARIOS;
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
-const median = (values: number[]): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-};
 
 async function get(target: HttpTarget, path: string, headers: Record<string, string>): Promise<number> {
   const answer = await timedGet(target, path, headers);
@@ -49,7 +45,7 @@ async function measure(node: Counted, target: HttpTarget, auth: Record<string, s
   const bytes: Partial<Record<Scenario, number>> = {};
   for (const scenario of Object.keys(SCENARIOS) as Scenario[]) bytes[scenario] = await get(target, SCENARIOS[scenario], scenario === 'healthz' ? {} : auth);
   const idle = await idleWindows(node, requests, IDLE_WINDOW_MS);
-  const idleRate = (of: 'ir' | 'mainIr') => median(idle.each.map((w) => w[of] / w.seconds));
+  const idleRate = (of: 'ir' | 'mainIr') => middleMedian(idle.each.map((w) => w[of] / w.seconds));
   const figures: Record<string, unknown> = {};
   for (const scenario of Object.keys(SCENARIOS) as Scenario[]) {
     const headers = scenario === 'healthz' ? {} : auth;
@@ -64,12 +60,12 @@ async function measure(node: Counted, target: HttpTarget, auth: Record<string, s
       },
       keep && resolve(keep, `${label}-${scenario}.out`),
     );
-    const of = (count: 'ir' | 'mainIr') => Math.round(median(windows.each.map((w) => w[count] - idleRate(count) * w.seconds)) / PER_WINDOW);
+    const of = (count: 'ir' | 'mainIr') => Math.round(middleMedian(windows.each.map((w) => w[count] - idleRate(count) * w.seconds)) / PER_WINDOW);
     figures[scenario] = {
       main_thread: of('mainIr'),
       all_threads: of('ir'),
-      main_thread_with_idle: Math.round(median(windows.each.map((w) => w.mainIr)) / PER_WINDOW),
-      window_seconds: Number(median(windows.each.map((w) => w.seconds)).toFixed(2)),
+      main_thread_with_idle: Math.round(middleMedian(windows.each.map((w) => w.mainIr)) / PER_WINDOW),
+      window_seconds: Number(middleMedian(windows.each.map((w) => w.seconds)).toFixed(2)),
       body_bytes: bytes[scenario],
     };
   }

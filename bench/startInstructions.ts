@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { idleWindows, instructions, SLOW_CLUSTER, underCallgrind, windowedInstructions, type Count } from './support/callgrind';
 import { defer, scoped } from './support/cleanup';
 import { childEnv } from './support/processes';
@@ -7,6 +8,7 @@ import { streamBench } from './support/streamSetup';
 import { paceText, type Pace } from './support/tokenProvider';
 import { streamAgent } from './support/webNode';
 import { runScript } from './support/runScript';
+import { middleMedian } from './support/stats';
 
 /**
  * Instructions per widget stream start and per whole short answer, counted by valgrind's callgrind,
@@ -39,12 +41,6 @@ const SETTLE_MS = 5_000;
 /** An idle window's length: about a start's window (the dumps that open and close it included). */
 const IDLE_WINDOW_MS = 1_500;
 const IDLE_MS = 20_000;
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
-const median = (values: number[]): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-};
 
 /** One widget stream; `onMeta` when the client reads `meta`. Resolves with the conversation's id, or throws unless it ended with `done`. */
 async function stream(target: Target, key: string, body: Record<string, unknown>, onMeta: () => void = () => undefined): Promise<string> {
@@ -115,12 +111,12 @@ async function main(): Promise<void> {
       // The node's background comes in bursts (cluster heartbeat, BullMQ's checks, GC) that land in a few
       // windows of a few seconds: the median window says what a start costs, the mean what it costs with them.
       const idleStarts = await idleWindows(node, followUps, IDLE_WINDOW_MS);
-      const idleMedianPerS = (of: 'ir' | 'mainIr') => median(idleStarts.each.map((w) => w[of] / w.seconds));
+      const idleMedianPerS = (of: 'ir' | 'mainIr') => middleMedian(idleStarts.each.map((w) => w[of] / w.seconds));
       const idleRate = (of: 'ir' | 'mainIr') => idle[of] / idle.seconds;
       const perUnit = (phase: Count & { seconds: number }, of: 'ir' | 'mainIr') => Math.round((phase[of] - idleRate(of) * phase.seconds) / followUps);
       const figures = (of: 'ir' | 'mainIr') => ({
-        per_start_median_less_idle: Math.round(median(starts.each.map((w) => w[of] - idleMedianPerS(of) * w.seconds))),
-        per_start_median: Math.round(median(starts.each.map((w) => w[of]))),
+        per_start_median_less_idle: Math.round(middleMedian(starts.each.map((w) => w[of] - idleMedianPerS(of) * w.seconds))),
+        per_start_median: Math.round(middleMedian(starts.each.map((w) => w[of]))),
         per_start_less_idle: perUnit(starts, of),
         per_answer_less_idle: perUnit(whole, of),
         per_answer: Math.round(whole[of] / followUps),

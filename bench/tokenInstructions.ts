@@ -1,6 +1,7 @@
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { instructions, SLOW_CLUSTER, underCallgrind } from './support/callgrind';
 import { defer, scoped } from './support/cleanup';
 import { childEnv } from './support/processes';
@@ -40,7 +41,6 @@ const IDLE_S = 10;
 const SETTLE_MS = Number(process.env.TOKEN_SETTLE_MS ?? 15_000);
 /** Streams long enough to outlast the ramp under callgrind, the settling and the window. */
 const STREAM_MS = 600_000;
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 async function main(): Promise<void> {
   const streams = Number(process.argv[2] ?? 100);

@@ -25,6 +25,13 @@ export function median(values: readonly number[]): number {
   return percentile([...values].sort((a, b) => a - b), 50);
 }
 
+/** The median as the mean of the middle two for an even count (the instruction counters' windows). */
+export function middleMedian(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
+
 /** Rounds for the results file: enough digits to compare runs, few enough to keep diffs readable. */
 export function round(value: number, digits = 3): number {
   if (!Number.isFinite(value)) return value;
