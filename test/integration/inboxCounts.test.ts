@@ -3,6 +3,7 @@ import { QueryTypes } from 'sequelize';
 import { Conversation, User } from '../../src/models';
 import { GROUP_SQL } from '../../src/domain/inbox/groups';
 import { inboxTotals, type InboxTotals } from '../../src/domain/inbox/listInbox';
+import { inboxCountsAtCommit } from '../../src/models/migrations/0022-inbox-counts-at-commit';
 import * as make from '../support/factories';
 
 /**
@@ -113,6 +114,48 @@ describe('inbox counts kept by every write (inbox_counts)', () => {
     );
     const failures = outcomes.filter((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
     assert.deepEqual(failures.map((failure) => String(failure.reason)), []);
+    await assertCountsExact(company.id, agents);
+  });
+
+  it('are locked only while a write commits: a write still open does not hold up another moving a conversation between the same keys (0022, and back)', async () => {
+    const { company, bot, agents } = await workspaceWithAgents();
+    const sequelize = Conversation.sequelize!;
+    const unread = { status: 'bot', handoffState: 'bot_active', escalated: false, assignedUserId: null, unreadCount: 1 } as const;
+    const taken = { status: 'agent', handoffState: 'human_connected', assignedUserId: agents[0]!.id, unreadCount: 0 } as const;
+    // Two writes of an actor's shape: the first moves its conversation and stays open (its further
+    // statements, its commit); the second moves another between the same two keys meanwhile.
+    const bothMove = async () => {
+      const [first, second] = await Conversation.bulkCreate([0, 1].map((i) => ({ companyId: company.id, chatbotId: bot.id, visitorKey: `v-${i}-${Date.now()}`, ...unread })));
+      let moved!: () => void;
+      let finish!: () => void;
+      const firstMoved = new Promise<void>((resolve) => (moved = resolve));
+      const finished = new Promise<void>((resolve) => (finish = resolve));
+      const open = sequelize.transaction(async (transaction) => {
+        await first!.update(taken, { transaction });
+        moved();
+        await finished;
+      });
+      await firstMoved;
+      try {
+        await sequelize.transaction(async (transaction) => {
+          await sequelize.query("SET LOCAL lock_timeout = '1s'", { transaction });
+          await second!.update(taken, { transaction });
+        });
+      } finally {
+        finish();
+        await open;
+      }
+    };
+    await bothMove();
+    await assertCountsExact(company.id, agents);
+    // The check can fail: with the trigger fired at each statement (0009), the second waits for the first's commit.
+    await inboxCountsAtCommit.down!({ name: inboxCountsAtCommit.name, context: sequelize });
+    try {
+      await assert.rejects(bothMove(), /lock timeout/);
+    } finally {
+      await inboxCountsAtCommit.up({ name: inboxCountsAtCommit.name, context: sequelize });
+    }
+    await bothMove();
     await assertCountsExact(company.id, agents);
   });
 

@@ -16,7 +16,8 @@ import { knowledgeEmbeddings } from './0015-knowledge-embeddings';
 import { knowledgeCandidates } from './0019-knowledge-candidates';
 import { knowledgeRanked } from './0020-knowledge-ranked';
 import { visitorsLive } from './0021-visitors-live';
+import { inboxCountsAtCommit } from './0022-inbox-counts-at-commit';
 import type { Migration } from './types';
 
 /** Every migration in order. A new one is appended here, never edited once released. */
-export const migrations: Migration[] = [initialSchema, knowledgeTerms, inboxIndexes, tokenFamilies, oneOpenConversation, identitySub, conversationTimezone, inboxSearch, inboxCounts, webhooks, routing, messageRatings, knowledgeLanguages, offlineFollowups, knowledgeEmbeddings, knowledgeCandidates, knowledgeRanked, visitorsLive];
+export const migrations: Migration[] = [initialSchema, knowledgeTerms, inboxIndexes, tokenFamilies, oneOpenConversation, identitySub, conversationTimezone, inboxSearch, inboxCounts, webhooks, routing, messageRatings, knowledgeLanguages, offlineFollowups, knowledgeEmbeddings, knowledgeCandidates, knowledgeRanked, visitorsLive, inboxCountsAtCommit];
