@@ -7,6 +7,7 @@ import { createLogger } from '../src/logger';
 import { Running } from '../test/support/processes';
 import { cleanupAll, defer, scoped } from './support/cleanup';
 import { threadCpuNs } from './support/cpu';
+import { syscallCounts } from './support/syscalls';
 import { benchChatbot } from './support/corpus';
 import { backendCpuBetween, databaseBackends } from './support/databaseBackends';
 import { loadNow, NODE_CORE, pin, pinSelf, pinServices } from './support/pinning';
@@ -69,11 +70,13 @@ async function stats(database: string): Promise<{ xact: number; inserted: number
   return { xact: Number(row!.xact), inserted: Number(row!.inserted), returned: Number(row!.returned) };
 }
 
-async function arrivals(side: Side, n: number, again = false): Promise<{ perS: number; nodeUs: number; pgUs: number; xact: number; inserted: number }> {
+async function arrivals(side: Side, n: number, again = false): Promise<{ perS: number; nodeUs: number; pgUs: number; xact: number; inserted: number; reads: number; writes: number; driverUs: number }> {
   await new Promise((r) => setTimeout(r, 1200)); // stats are flushed at most once a second
   const s0 = await stats(side.database);
   const b0 = databaseBackends(side.database);
   const c0 = threadCpuNs(side.pid);
+  const io0 = syscallCounts(side.pid);
+  const driver0 = process.cpuUsage();
   const fromUs = Number(process.hrtime.bigint() / 1000n);
   const start = performance.now();
   const first = again ? side.next - n : side.next;
@@ -91,10 +94,21 @@ async function arrivals(side: Side, n: number, again = false): Promise<{ perS: n
   process.stderr.write(`window ${side.pid} ${fromUs} ${Number(process.hrtime.bigint() / 1000n)} ${again ? 'beat' : 'arrival'}\n`);
   const seconds = (performance.now() - start) / 1000;
   const nodeUs = (threadCpuNs(side.pid) - c0) / 1000 / n;
+  const io1 = syscallCounts(side.pid);
+  const driver = process.cpuUsage(driver0);
   const pgUs = (1e6 * backendCpuBetween(b0, databaseBackends(side.database))) / n;
   await new Promise((r) => setTimeout(r, 1200));
   const s1 = await stats(side.database);
-  return { perS: n / seconds, nodeUs, pgUs, xact: (s1.xact - s0.xact) / n, inserted: (s1.inserted - s0.inserted) / n };
+  return {
+    perS: n / seconds,
+    nodeUs,
+    pgUs,
+    xact: (s1.xact - s0.xact) / n,
+    inserted: (s1.inserted - s0.inserted) / n,
+    reads: io0 && io1 ? (io1.reads - io0.reads) / n : NaN,
+    writes: io0 && io1 ? (io1.writes - io0.writes) / n : NaN,
+    driverUs: (driver.user + driver.system) / n,
+  };
 }
 
 async function main(): Promise<void> {
@@ -140,7 +154,7 @@ async function main(): Promise<void> {
       for (const [index, side] of sides.entries()) {
         const load = loadNow();
         const m = await arrivals(side, n);
-        const line = `round ${r} side ${index} (${side.root}): ${Math.round(m.perS)}/s node ${Math.round(m.nodeUs)} us pg ${Math.round(m.pgUs)} us xact ${m.xact.toFixed(3)} rows ${m.inserted.toFixed(2)} per arrival; load ${load}`;
+        const line = `round ${r} side ${index} (${side.root}): ${Math.round(m.perS)}/s node ${Math.round(m.nodeUs)} us pg ${Math.round(m.pgUs)} us xact ${m.xact.toFixed(3)} rows ${m.inserted.toFixed(2)} syscalls r ${m.reads.toFixed(2)} w ${m.writes.toFixed(2)} driver ${Math.round(m.driverUs)} us per arrival; load ${load}`;
         rows.push(line);
         process.stdout.write(`${line}\n`);
         if (process.env.ARR_AGAIN) {

@@ -25,8 +25,8 @@ function tracked<K extends 'conversation' | 'visitor'>(behaviour: ActorBehaviour
   return {
     kind: behaviour.kind,
     turnDeadlineMs: behaviour.turnDeadlineMs,
-    async activate(env) {
-      const instance = await behaviour.activate(env);
+    async activate(env, first) {
+      const instance = await behaviour.activate(env, first);
       const key = `${env.kind}:${env.id}`;
       // A token, not the key: a newer activation of the same actor must not be erased by an older one's goodbye.
       const token = {};

@@ -2,7 +2,8 @@ import { strict as assert } from 'node:assert';
 import { randomBytes } from 'node:crypto';
 import { QueryTypes, Sequelize } from 'sequelize';
 import { Batched } from '../../src/db/batched';
-import { beatFacts } from '../../src/domain/visitors/beatFacts';
+import { readArrival } from '../../src/domain/visitors/arrivalRead';
+import { beatFacts as factsAlone, type BeatFacts } from '../../src/domain/visitors/beatFacts';
 import { blankVisitor, insertVisitor, loadVisitor, type VisitorRecord } from '../../src/domain/visitors/records';
 import { Message } from '../../src/models';
 import { TEST_DATABASE_URL } from '../support/env';
@@ -28,6 +29,17 @@ const newVisitor = (companyId: number, chatbotId: number, key: string, page: str
   firstSeenAt: Date.now(),
   lastSeenAt: Date.now(),
 });
+
+/**
+ * The facts of a beat, read both ways: alone (`beatFacts`, a later first beat on a chatbot) and with
+ * the visitor's row at activation (`readArrival`, whose row must be `loadVisitor`'s). The same answers.
+ */
+async function beatFacts(sequelize: Sequelize, owner: { companyId: number; chatbotId: number; visitorKey: string }, named: string | undefined): Promise<BeatFacts> {
+  const [alone, together, row] = await Promise.all([factsAlone(sequelize, owner, named), readArrival(sequelize, owner, named), loadVisitor(sequelize, owner.companyId, owner.visitorKey)]);
+  assert.deepEqual(together.facts, alone, 'read with the row');
+  assert.deepEqual(together.record, row);
+  return alone;
+}
 
 async function rowsOf(sequelize: Sequelize, companyId: number) {
   return sequelize.query<{ visitor_key: string; id: number; views: number }>(
@@ -103,6 +115,7 @@ describe('visitors arriving together (first heartbeats share their statements)',
     const none = await beatFacts(sequelize, owner, undefined);
     assert.deepEqual(none, { blocked: false, latestOpen: null, held: false, owns: false });
 
+    await insertVisitor(sequelize, { ...newVisitor(company.id, bot.id, key, 'https://shop.example/facts'), userAgent: 'Facts/1.0', country: 'DE', timezone: 'Europe/Berlin' });
     const conversation = await make.conversation(bot, { visitorKey: key });
     await Message.create({ companyId: company.id, conversationId: conversation.id, role: 'agent', content: 'Still there?' });
     // Asked together: one statement answers both, each with its own facts.

@@ -1,6 +1,7 @@
 import { strict as assert } from 'node:assert';
 import pg, { Client } from 'pg';
 import { Sequelize } from 'sequelize';
+import { ARRIVAL_SQL } from '../../src/domain/visitors/arrivalRead';
 import { LOAD_SQL } from '../../src/domain/visitors/records';
 import { visitorsLive } from '../../src/models/migrations/0021-visitors-live';
 import { databaseUrlOf, TEST_DATABASE, TEST_ENV } from '../support/env';
@@ -8,7 +9,8 @@ import { withClient } from '../support/pg';
 import { childEnv, cliOk } from '../support/processes';
 
 /**
- * How Postgres reads `visitors` for a first beat's row read (`loadVisitor`), on a database of its own:
+ * How Postgres reads `visitors` for a first beat's row read (`loadVisitor`, and `readArrival`, which
+ * reads it with the beat's facts), on a database of its own:
  * a table never analyzed (autovacuum off, or a new install) is the case that went wrong, and the
  * suite's shared database may have been analyzed by another test. docs/performance.md, "Arrivals,
  * seventh round".
@@ -27,11 +29,15 @@ function visitorReads(node: PlanNode): string[] {
   return [...own, ...(node.Plans ?? []).flatMap(visitorReads)];
 }
 
-/** The plan a prepared LOAD_SQL settles on (the generic one, kept for the connection's life), for a batch of `keys` keys. */
-async function loadPlan(client: Client, companyId: number, keys: number): Promise<string[]> {
+/** The statements that read a batch's visitors by key. */
+const READS = { LOAD_SQL, ARRIVAL_SQL };
+
+/** The plan a prepared read settles on (the generic one, kept for the connection's life), for a batch of `keys` keys. */
+async function loadPlan(client: Client, companyId: number, keys: number, sql: string): Promise<string[]> {
   await client.query('DEALLOCATE ALL');
-  await client.query(`PREPARE load_visitors(json) AS ${LOAD_SQL}`);
-  const batch = JSON.stringify(Array.from({ length: keys }, (_, i) => ({ companyId, visitorKey: `plan-visitor-${i * 7}` })));
+  await client.query(`PREPARE load_visitors(json) AS ${sql}`);
+  // Fields a statement does not declare are ignored by json_to_recordset: one batch fits both.
+  const batch = JSON.stringify(Array.from({ length: keys }, (_, i) => ({ companyId, chatbotId: 1, visitorKey: `plan-visitor-${i * 7}`, conversationId: null })));
   const { rows } = await client.query<{ 'QUERY PLAN': Array<{ Plan: PlanNode }> }>(`EXPLAIN (FORMAT JSON) EXECUTE load_visitors('${batch}')`);
   return visitorReads(rows[0]!['QUERY PLAN'][0]!.Plan);
 }
@@ -63,19 +69,31 @@ describe("visitors' first-beat row read: one unique-index lookup per key, whatev
   it('on an empty table never analyzed (the plan a connection keeps from its first batches)', async () => {
     const { rows } = await client.query<{ reltuples: number }>("SELECT reltuples FROM pg_class WHERE relname = 'visitors'");
     assert.equal(rows[0]!.reltuples, -1, 'no statistics yet');
-    for (const keys of [1, 15, 100]) assert.deepEqual(await loadPlan(client, companyId, keys), UNIQUE_ONLY, `${keys} keys`);
+    for (const [name, sql] of Object.entries(READS)) {
+      for (const keys of [1, 15, 100]) assert.deepEqual(await loadPlan(client, companyId, keys, sql), UNIQUE_ONLY, `${name}, ${keys} keys`);
+    }
   });
 
   it('with 5,000 visitors of one workspace, before and after ANALYZE', async () => {
     await client.query(`INSERT INTO visitors (company_id, visitor_key) SELECT $1, 'plan-visitor-' || i FROM generate_series(1, 5000) i`, [companyId]);
-    for (const keys of [1, 15, 100]) assert.deepEqual(await loadPlan(client, companyId, keys), UNIQUE_ONLY, `${keys} keys, no statistics`);
+    for (const [name, sql] of Object.entries(READS)) {
+      for (const keys of [1, 15, 100]) assert.deepEqual(await loadPlan(client, companyId, keys, sql), UNIQUE_ONLY, `${name}, ${keys} keys, no statistics`);
+    }
     await client.query('ANALYZE visitors');
-    for (const keys of [1, 15, 100]) assert.deepEqual(await loadPlan(client, companyId, keys), UNIQUE_ONLY, `${keys} keys, analyzed`);
+    for (const [name, sql] of Object.entries(READS)) {
+      for (const keys of [1, 15, 100]) assert.deepEqual(await loadPlan(client, companyId, keys, sql), UNIQUE_ONLY, `${name}, ${keys} keys, analyzed`);
+    }
     // And it reads what it should: the keys that exist, in the batch's order.
     const found = await client.query<{ n: string; visitor_key: string }>(`SELECT n, (SELECT visitor_key FROM visitors WHERE id = l.id) AS visitor_key FROM (${LOAD_SQL}) l ORDER BY n`, [
       JSON.stringify([{ companyId, visitorKey: 'plan-visitor-9' }, { companyId, visitorKey: 'nobody' }, { companyId, visitorKey: 'plan-visitor-4000' }]),
     ]);
     assert.deepEqual(found.rows.map((row) => [Number(row.n), row.visitor_key]), [[1, 'plan-visitor-9'], [3, 'plan-visitor-4000']]);
+    // The arrival's read answers every key (the facts are there for a visitor never seen), in order.
+    const arrived = await client.query<{ n: string; visitor_key: string | null; held: boolean }>(
+      `SELECT n, (SELECT visitor_key FROM visitors WHERE id = l.id) AS visitor_key, held FROM (${ARRIVAL_SQL}) l ORDER BY n`,
+      [JSON.stringify(['plan-visitor-9', 'nobody', 'plan-visitor-4000'].map((visitorKey) => ({ companyId, chatbotId: 1, visitorKey, conversationId: null })))],
+    );
+    assert.deepEqual(arrived.rows.map((row) => [Number(row.n), row.visitor_key, row.held]), [[1, 'plan-visitor-9', false], [2, null, false], [3, 'plan-visitor-4000', false]]);
   });
 
   it('migration 0021 replaces visitors_recent with the partial visitors_live, and back', async () => {

@@ -72,7 +72,8 @@ export class Activation {
 
   constructor(
     readonly env: ActivationEnv<never>,
-    private readonly activate: () => Promise<UntypedInstance>,
+    /** Loads the actor; given the message that woke it, whose turn runs next. */
+    private readonly activate: (first: UntypedMessage) => Promise<UntypedInstance>,
     private readonly turnDeadlineMs: number,
     private readonly onStale: (activation: Activation) => void,
   ) {}
@@ -168,7 +169,7 @@ export class Activation {
   private async activateThen(job: Job): Promise<void> {
     let instance: UntypedInstance;
     try {
-      instance = await this.activate();
+      instance = await this.activate(job.message);
     } catch (error) {
       return job.reject(error); // the next message tries to activate again
     }

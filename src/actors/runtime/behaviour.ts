@@ -43,7 +43,11 @@ export interface ActorInstance<K extends ActorKind> {
 /** An actor kind's behaviour: how to load one actor (from Postgres) when a message first reaches it. */
 export interface ActorBehaviour<K extends ActorKind> {
   readonly kind: K;
-  activate(env: ActivationEnv<K>): Promise<ActorInstance<K>>;
+  /**
+   * `first` is the message that woke the actor (its first turn runs right after): a kind may read
+   * what that turn needs in the same statement as its state (the visitor's first heartbeat).
+   */
+  activate(env: ActivationEnv<K>, first: MessageOf<K>): Promise<ActorInstance<K>>;
   /** A turn running longer than this is aborted (default: the runtime's turn deadline). */
   readonly turnDeadlineMs?: number;
   /** Idle actors of this kind passivate after this long, or after the runtime's idle time if that is shorter. */

@@ -11,7 +11,7 @@ export interface UntypedBehaviour {
   readonly kind: string;
   readonly turnDeadlineMs?: number;
   readonly idleMs?: number;
-  activate(env: ActivationEnv<never>): Promise<UntypedInstance>;
+  activate(env: ActivationEnv<never>, first: never): Promise<UntypedInstance>;
 }
 
 /** A behaviour of any declared kind, as node setup lists them. */
@@ -138,7 +138,7 @@ export class ActorHost {
   private create(behaviour: UntypedBehaviour, id: string, shard: number, epoch: number, name: string): Activation {
     const { kind } = behaviour;
     const env = new HostedEnv(kind as never, id, shard, epoch, this.options);
-    const activation = new Activation(env, () => behaviour.activate(env), behaviour.turnDeadlineMs ?? this.options.turnDeadlineMs, (stale) => {
+    const activation = new Activation(env, (first) => behaviour.activate(env, first as never), behaviour.turnDeadlineMs ?? this.options.turnDeadlineMs, (stale) => {
       this.options.logger.warn({ shard, epoch, actor: kind, id }, 'fenced out: another node owns this shard now');
       void this.remove(stale);
       this.options.onStaleShard(shard);

@@ -6,7 +6,7 @@ import type { RealtimeEmitter } from '../../realtime/emitter';
 import { companyChannel } from '../../realtime/channels';
 import { HELD_BATCH, takeHeldMessages, type HeldMessage } from '../../domain/visitors/heldMessages';
 import { departureMs, isOnline } from '../../domain/visitors/presence';
-import { beatFacts } from '../../domain/visitors/beatFacts';
+import { beatFacts, type BeatFacts } from '../../domain/visitors/beatFacts';
 import { insertVisitor, type VisitorRecord } from '../../domain/visitors/records';
 import { conversationExists, latestOpenConversation, ownsConversation, type VisitorOnChatbot } from '../../domain/conversations/visitorConversations';
 import { visitorBlocked } from '../../domain/conversations/abuse';
@@ -75,11 +75,17 @@ export class VisitorActor {
   private departedFor: number | null = null;
   private closed = false;
 
+  /**
+   * `woken`: the facts of the beat that woke the actor, read with its row (src/domain/visitors/arrivalRead.ts),
+   * for that beat's chatbot and named conversation; what its turn would otherwise read first.
+   */
   constructor(
     private readonly env: ActivationEnv<'visitor'>,
     private readonly services: VisitorServices,
     private record: VisitorRecord,
+    woken?: { chatbotId: number; named: string | undefined; facts: BeatFacts },
   ) {
+    if (woken) this.knowFacts(this.stateOn(woken.chatbotId), woken.named, woken.facts);
     if (this.online(Date.now())) this.armDeparture();
   }
 
@@ -254,7 +260,10 @@ export class VisitorActor {
    * visitors beating at this moment: what makes a new visitor's first beat cheap.
    */
   private async readFacts(owner: VisitorOnChatbot, known: ChatbotState, named: string | undefined): Promise<void> {
-    const facts = await beatFacts(this.services.sequelize, owner, named);
+    this.knowFacts(known, named, await beatFacts(this.services.sequelize, owner, named));
+  }
+
+  private knowFacts(known: ChatbotState, named: string | undefined, facts: BeatFacts): void {
     known.blocked = facts.blocked;
     known.latest ??= { id: facts.latestOpen, at: Date.now() };
     // Nothing waits here: what takeHeld would find. A named conversation then needs no hand-over check either.

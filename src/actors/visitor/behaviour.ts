@@ -2,7 +2,8 @@ import type { ActorDeps } from '../deps';
 import { notifyAgents } from '../notifyAgents';
 import type { ActorBehaviour, ActorInstance, Handlers } from '../runtime/behaviour';
 import { departureMs, pollSecondsOf } from '../../domain/visitors/presence';
-import { loadVisitor } from '../../domain/visitors/records';
+import { readArrival } from '../../domain/visitors/arrivalRead';
+import { loadVisitor, type VisitorRecord } from '../../domain/visitors/records';
 import { VISITOR_SEQ, VisitorActor, type VisitorServices } from './actor';
 import { presenceWriterOf } from './presenceWriter';
 import { parseVisitorActorId, type HeartbeatInput } from './protocol';
@@ -58,7 +59,8 @@ class VisitorInstance implements ActorInstance<'visitor'>, Handlers<'visitor'> {
 export const visitorIdleMs = (pollSeconds: number): number => departureMs(pollSeconds);
 
 /**
- * The visitor actor kind (id `${companyId}:${visitorKey}`). Activation loads the `visitors` row,
+ * The visitor actor kind (id `${companyId}:${visitorKey}`). Activation loads the `visitors` row (woken
+ * by a heartbeat, with that beat's first-beat facts in the same statement: src/domain/visitors/arrivalRead.ts),
  * or what this process's PresenceWriter has not written yet (an actor passivated a moment ago may
  * still be flushing): state lives in memory, Postgres is the record.
  */
@@ -76,12 +78,17 @@ export function visitorBehaviour(deps: ActorDeps): ActorBehaviour<'visitor'> {
     kind: 'visitor',
     turnDeadlineMs: TURN_DEADLINE_MS,
     idleMs: visitorIdleMs(services.pollSeconds),
-    async activate(env) {
+    async activate(env, first) {
       const { companyId, visitorKey } = parseVisitorActorId(env.id);
-      const stored = await loadVisitor(services.sequelize, companyId, visitorKey);
-      const pending = services.writer.pending(companyId, visitorKey);
-      const fresher = pending && (pending.lastSeenAt ?? 0) >= (stored.lastSeenAt ?? 0) ? pending : stored;
-      return new VisitorInstance(new VisitorActor(env, services, fresher));
+      const fresher = (stored: VisitorRecord) => {
+        const pending = services.writer.pending(companyId, visitorKey);
+        return pending && (pending.lastSeenAt ?? 0) >= (stored.lastSeenAt ?? 0) ? pending : stored;
+      };
+      if (first.type !== 'heartbeat') return new VisitorInstance(new VisitorActor(env, services, fresher(await loadVisitor(services.sequelize, companyId, visitorKey))));
+      // Woken by a heartbeat: its turn's first read (the facts) comes with the row, in one statement.
+      const named = first.conversationId?.toLowerCase();
+      const { record, facts } = await readArrival(services.sequelize, { companyId, chatbotId: first.chatbotId, visitorKey }, named);
+      return new VisitorInstance(new VisitorActor(env, services, fresher(record), { chatbotId: first.chatbotId, named, facts }));
     },
   };
 }

@@ -40,7 +40,7 @@ export interface PageViewRecord {
   viewedAt: number;
 }
 
-interface VisitorRow {
+export interface VisitorRow {
   id: string;
   chatbot_id: number | null;
   page: string | null;
@@ -85,6 +85,16 @@ export const blankVisitor = (companyId: number, visitorKey: string): VisitorReco
   lastSeenAt: null,
 });
 
+/** What a record is read from (`VisitorRow`), of the visitor lookup `v`. */
+export const VISITOR_COLUMNS = `v.id, v.chatbot_id, v.page, v.title, v.referrer, v.entry_page, v.country, v.device, v.browser, v.os, v.locale, v.timezone,
+       v.user_agent, v.page_views, v.first_seen_at, v.last_seen_at`;
+
+/**
+ * One visitor by the batch's `k.company_id` and `k.visitor_key`, for a LATERAL join: one lookup in
+ * the unique index (why a subquery with LIMIT: LOAD_SQL below).
+ */
+export const VISITOR_BY_KEY = `(SELECT * FROM visitors v WHERE v.company_id = k.company_id AND v.visitor_key = k.visitor_key LIMIT 1)`;
+
 /**
  * Visitors' rows, many per statement when activations come together (src/db/batched.ts); absent ones
  * are blank. Prepared (parsed once per connection) and read as plain rows, as are the first beat's
@@ -98,12 +108,9 @@ export const blankVisitor = (companyId: number, visitorKey: string): VisitorReco
  * "Arrivals, seventh round"). The key is unique, so LIMIT 1 drops nothing. Exported for
  * test/integration/visitorPlans.test.ts.
  */
-export const LOAD_SQL = `SELECT k.n, v.id, v.chatbot_id, v.page, v.title, v.referrer, v.entry_page, v.country, v.device, v.browser, v.os, v.locale, v.timezone,
-       v.user_agent, v.page_views, v.first_seen_at, v.last_seen_at
+export const LOAD_SQL = `SELECT k.n, ${VISITOR_COLUMNS}
   FROM ROWS FROM (json_to_recordset($1::json) AS ("companyId" int, "visitorKey" text)) WITH ORDINALITY AS k(company_id, visitor_key, n)
-  CROSS JOIN LATERAL (
-    SELECT * FROM visitors v WHERE v.company_id = k.company_id AND v.visitor_key = k.visitor_key LIMIT 1
-  ) v`;
+  CROSS JOIN LATERAL ${VISITOR_BY_KEY} v`;
 
 const loads = batchedPer((sequelize: Sequelize) =>
   new Batched<{ companyId: number; visitorKey: string }, VisitorRecord>(async (keys) => {
@@ -120,7 +127,7 @@ export function loadVisitor(sequelize: Sequelize, companyId: number, visitorKey:
   return loads(sequelize).call({ companyId, visitorKey });
 }
 
-function recordOf(companyId: number, visitorKey: string, row: VisitorRow): VisitorRecord {
+export function recordOf(companyId: number, visitorKey: string, row: VisitorRow): VisitorRecord {
   return {
     id: Number(row.id),
     companyId,
