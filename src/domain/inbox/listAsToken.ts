@@ -47,16 +47,26 @@ const OWNER_PARAMETER = /\$([12])(?![0-9])/g;
 /**
  * The statement: the list's rows (`kind` 1, their columns, then the token's as NULL) and the token's
  * row (`kind` 0, first: the list's columns as NULL, then the token's and whether it was let in).
+ * `$1` the token's id, `$2` its secret's hash, then the page's own values (a cursor), the node's
+ * clock and the surface. One text per filter, with or without a cursor: built once, not per request.
  */
-async function statementOf(check: TokenCheck, listing: InboxListing) {
-  // The ids are placeholders: the parts' `$1` and `$2` are replaced by the token's own below.
+async function statementOf(check: TokenCheck, listing: InboxListing): Promise<{ text: string; values: unknown[] }> {
+  // The ids are placeholders: the parts' `$1` and `$2` are replaced by the token's own in the text.
   const parts = await listTextParts(0, 0, listing);
-  const owner = (sql: string) => sql.replace(OWNER_PARAMETER, (_, n: string) => (n === '1' ? '(SELECT company_id FROM owner)' : '(SELECT user_id FROM owner)'));
   const values = [check.tokenId, check.tokenHash, ...parts.values.slice(2), check.now, check.ability];
-  const [now, ability] = [`$${values.length - 1}`, `$${values.length}`];
+  const shape = `${listing.filter}${listing.before === undefined ? '' : ' before'}`;
+  let text = texts.get(shape);
+  if (text === undefined) texts.set(shape, (text = statementText(parts)));
+  return { text, values };
+}
+const texts = new Map<string, string>();
+
+function statementText(parts: { page: string; rows: string; values: unknown[] }): string {
+  const owner = (sql: string) => sql.replace(OWNER_PARAMETER, (_, n: string) => (n === '1' ? '(SELECT company_id FROM owner)' : '(SELECT user_id FROM owner)'));
+  const [now, ability] = [`$${parts.values.length + 1}`, `$${parts.values.length + 2}`];
   const { sql: columns, aliases } = tokenColumns();
   const nulls = (n: number) => Array<string>(n).fill('NULL').join(', ');
-  const text = `WITH token AS (
+  return `WITH token AS (
       SELECT ${columns},
              (t.token_hash = $2 AND t.revoked_at IS NULL AND t.expires_at > ${now}::timestamptz AND t.ability = ${ability}
               AND u.suspended_at IS NULL AND co.suspended_at IS NULL) AS admitted
@@ -67,14 +77,14 @@ async function statementOf(check: TokenCheck, listing: InboxListing) {
     UNION ALL
     SELECT 0, ${nulls(LIST_TEXT_COLUMNS)}, token.* FROM token
      ORDER BY kind, ${LIST_TEXT_ORDER}`;
-  return { text, values, aliases };
 }
 
 /** The token and, when the statement let it in, the list as its agent (see the module's comment). */
 export async function readListAsToken(check: TokenCheck, listing: InboxListing): Promise<ListAsToken> {
   // A search first asks how common its text is in the workspace (src/domain/inbox/inboxSearch.ts): it needs the workspace first.
   if (listing.q !== undefined) throw new Error('a search is read after its token, not with it');
-  const { text, values, aliases } = await statementOf(check, listing);
+  const { text, values } = await statementOf(check, listing);
+  const { aliases } = tokenColumns();
   const { rows, parsed } = await plainTextArrays(Conversation.sequelize!, text, values, { prepared: true });
   const tokenRow = rows[0]?.[0] === '0' ? rows[0] : undefined;
   if (!tokenRow) return { token: undefined, list: undefined };
