@@ -19,12 +19,42 @@ import { isDatabaseUnavailable } from './unavailable';
  * parser run: for a caller that reads a few columns of many rows by position.
  */
 export async function plainRows<T>(sequelize: Sequelize, text: string, values: readonly unknown[], options: { prepared?: boolean; asTextArrays?: boolean } = {}): Promise<T[]> {
+  if (options.asTextArrays) return (await plainTextArrays(sequelize, text, values, options)).rows as T[];
+  return onConnection(sequelize, (connection) => connection.query<T & pg.QueryResultRow>(queryConfig(text, values, options)).then((result) => result.rows));
+}
+
+/** Rows as `asTextArrays` gives them, with a way to read a column as the connection's type parser would. */
+export interface TextArrays {
+  rows: Array<Array<string | null>>;
+  /** The value of a column's text as `pg` would have given it (the pool's type parsers: Dates, numbers, JSON, ...). */
+  parsed(column: number, text: string | null): unknown;
+}
+
+/**
+ * `plainRows(..., { asTextArrays: true })`, plus the parsers of the columns: for a statement whose
+ * rows are mostly text read by position, with a few columns the caller wants as typed values.
+ */
+export async function plainTextArrays(sequelize: Sequelize, text: string, values: readonly unknown[], options: { prepared?: boolean } = {}): Promise<TextArrays> {
+  const result = await onConnection(sequelize, (connection) =>
+    connection.query<unknown[]>({ ...queryConfig(text, values, options), rowMode: 'array', types: AS_TEXT }),
+  );
+  const manager = sequelize.connectionManager as unknown as { getTypeParser(oid: number): (text: string) => unknown };
+  return {
+    rows: result.rows as Array<Array<string | null>>,
+    parsed: (column, value) => (value === null ? null : manager.getTypeParser(result.fields[column]!.dataTypeID)(value)),
+  };
+}
+
+function queryConfig(text: string, values: readonly unknown[], options: { prepared?: boolean }): pg.QueryConfig {
+  return options.prepared ? { name: statementName(text), text, values: values as unknown[] } : { text, values: values as unknown[] };
+}
+
+/** Runs one query on a connection of the pool, with the pool's error handling (see `plainRows`). */
+async function onConnection<R>(sequelize: Sequelize, run: (connection: pg.Client) => Promise<R>): Promise<R> {
   const manager = sequelize.connectionManager;
   const connection = (await manager.getConnection({ type: 'read' })) as pg.Client & { _invalid?: boolean };
   try {
-    const query: pg.QueryConfig = options.prepared ? { name: statementName(text), text, values: values as unknown[] } : { text, values: values as unknown[] };
-    if (options.asTextArrays) return (await connection.query<T & unknown[]>({ ...query, rowMode: 'array', types: AS_TEXT })).rows as T[];
-    return (await connection.query<T & pg.QueryResultRow>(query)).rows;
+    return await run(connection);
   } catch (error) {
     const failure = new DatabaseError(error as ConstructorParameters<typeof DatabaseError>[0]);
     // A connection the server ended (or whose socket broke) is not handed to the next caller: the pool opens another.

@@ -4,7 +4,7 @@ import { AccessToken, Company, User } from '../../models';
 import { hashSecret, parseToken, randomSecret, secretMatches } from '../../security/tokens';
 import { unprocessable } from '../../errors';
 import { announceAccessChange } from './accessChanges';
-import { tokenWithOwner } from './loadToken';
+import { tokenWithOwner, type TokenWithOwner } from './loadToken';
 
 export const TOKEN_LIFETIME_DAYS = 30;
 export const MAX_API_TOKENS_PER_USER = 20;
@@ -62,9 +62,18 @@ export async function resolveToken(raw: string, now = new Date()): Promise<Resol
   const parsed = parseToken(raw);
   if (!parsed) return undefined;
   const token = await tokenWithOwner(parsed.id);
-  if (!token || !secretMatches(parsed.secret, token.tokenHash)) return undefined;
-  if (token.revokedAt || token.expiresAt <= now || !token.user?.company) return undefined;
-  return token as ResolvedToken;
+  return token && isLive(token, parsed.secret, now) ? token : undefined;
+}
+
+/**
+ * Whether a token read by its id (with its user and workspace, `tokenWithOwner`) lets the holder of
+ * `secret` in: the secret matches (compared in constant time), the token is neither revoked nor
+ * expired, its user and workspace are there. The one definition, for `resolveToken` and for a
+ * statement that reads the token together with what the request asks for (src/domain/inbox/listAsToken.ts).
+ */
+export function isLive(token: TokenWithOwner, secret: string, now: Date): token is ResolvedToken {
+  if (!secretMatches(secret, token.tokenHash)) return false;
+  return !token.revokedAt && token.expiresAt > now && Boolean(token.user?.company);
 }
 
 /**

@@ -47,11 +47,14 @@ export const ROW_COLUMNS = `
                      FROM conversation_tags ct JOIN tags t ON t.id = ct.tag_id
                     WHERE ct.conversation_id = c.id), '[]') AS tags`;
 
-export const ROW_FROM = `
-    FROM conversations c
+/** What a row of `c` (conversations) joins for the list: its chatbot `b`, assignee `u` and visitor `v`. */
+const ROW_JOINS = `
     JOIN chatbots b ON b.id = c.chatbot_id
     LEFT JOIN users u ON u.id = c.assigned_user_id
     LEFT JOIN visitors v ON v.company_id = c.company_id AND v.visitor_key = c.visitor_key`;
+
+export const ROW_FROM = `
+    FROM conversations c${ROW_JOINS}`;
 
 /** The row's place in the list order, exact to the microsecond (a Date would drop them). */
 const POSITION_COLUMNS = `(extract(epoch FROM c.last_message_at) * 1000000)::bigint AS position_us, c.id AS position_id`;
@@ -126,8 +129,14 @@ export async function pageStatement(companyId: number, userId: number, listing: 
     values.push(atMicros, id);
     where.push(`(c.last_message_at, c.id) < ('epoch'::timestamptz + $${values.length - 1}::bigint * interval '1 microsecond', $${values.length}::bigint)`);
   }
-  const text = `SELECT ${POSITION_COLUMNS}, ${columns} ${ROW_FROM}
-      WHERE ${where.join(' AND ')} ORDER BY c.last_message_at DESC, c.id DESC LIMIT ${LIST_LIMIT + 1}`;
+  // The page's conversations are cut first (LIMIT on `conversations` alone), then joined and written:
+  // whatever Postgres estimates for the workspace, the joins, the tags and the text are made for 61 rows
+  // (a plan for a workspace estimated tiny otherwise joins and sorts all of it first: docs/performance.md,
+  // "Agent inbox", eighth round).
+  const order = `c.last_message_at DESC, c.id DESC`;
+  const text = `SELECT ${POSITION_COLUMNS}, ${columns}
+    FROM (SELECT c.* FROM conversations c WHERE ${where.join(' AND ')} ORDER BY ${order} LIMIT ${LIST_LIMIT + 1}) c${ROW_JOINS}
+    ORDER BY ${order}`;
   return { text, values };
 }
 

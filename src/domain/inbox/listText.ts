@@ -46,13 +46,23 @@ const TEXT_COLUMNS = `
 const At = { PositionUs: 0, PositionId: 1, Head: 2, LastMs: 3, Tail: 4, SeenMs: 5, WaitingMs: 6, Totals: 7 } as const;
 const TOTALS_KEYS = ['all', 'waiting', 'mine', 'team', 'ai', 'resolved', 'unread'] as const;
 
-/** One row per listed conversation (one more than the page if there is more), each with the counts; one row of counts alone for an empty page. */
-async function listTextStatement(companyId: number, userId: number, listing: InboxListing) {
+/**
+ * The parts of the list's statement: the page (a CTE, `page`) and the select of its rows, one per
+ * listed conversation (one more than the page if there is more), each with the counts; one row of
+ * counts alone for an empty page. Unordered: the statement orders them by position, newest first.
+ */
+export async function listTextParts(companyId: number, userId: number, listing: InboxListing): Promise<{ page: string; rows: string; values: unknown[] }> {
   const page = await pageStatement(companyId, userId, listing, TEXT_COLUMNS);
-  const text = `WITH page AS (${page.text})
-    SELECT page.*, ${TOTALS_KEYS.map((key) => `totals."${key}"`).join(', ')} FROM (${TOTALS_SQL}) totals LEFT JOIN page ON true
-     ORDER BY page.position_us DESC, page.position_id DESC`;
-  return { text, values: page.values };
+  const rows = `SELECT page.*, ${TOTALS_KEYS.map((key) => `totals."${key}"`).join(', ')} FROM (${TOTALS_SQL}) totals LEFT JOIN page ON true`;
+  return { page: page.text, rows, values: page.values };
+}
+
+/** The order of the list's rows (the page's newest first). */
+export const LIST_TEXT_ORDER = `position_us DESC, position_id DESC`;
+
+async function listTextStatement(companyId: number, userId: number, listing: InboxListing) {
+  const { page, rows, values } = await listTextParts(companyId, userId, listing);
+  return { text: `WITH page AS (${page})\n    ${rows}\n     ORDER BY ${LIST_TEXT_ORDER}`, values };
 }
 
 /** A listed conversation's item as JSON text around the three values of the request's clock (epoch milliseconds). */
@@ -75,23 +85,37 @@ export interface InboxListText extends InboxTotals {
 /** The page and the counts, each item as JSON text (see the module's comment; src/presenters/inboxListText.ts writes the answer). */
 export async function readInboxListText(companyId: number, userId: number, listing: InboxListing): Promise<InboxListText> {
   const { text, values } = await listTextStatement(companyId, userId, listing);
-  const rows = await plainRows<Array<string | null>>(Conversation.sequelize!, text, values, { prepared: listing.q === undefined, asTextArrays: true });
+  return listTextOf(await plainRows<Array<string | null>>(Conversation.sequelize!, text, values, { prepared: listing.q === undefined, asTextArrays: true }));
+}
+
+/**
+ * The list from the rows of its statement (`listTextParts`, ordered), each row's columns from
+ * `offset` on (a statement that returns more beside them puts its own first).
+ */
+export function listTextOf(rows: ReadonlyArray<ReadonlyArray<string | null>>, offset = 0): InboxListText {
   const first = rows[0];
   const totals = {} as TotalsRow;
-  TOTALS_KEYS.forEach((key, i) => (totals[key] = first?.[At.Totals + i] ?? null));
-  const listed = first?.[At.Head] == null ? 0 : Math.min(rows.length, LIST_LIMIT);
+  TOTALS_KEYS.forEach((key, i) => (totals[key] = first?.[offset + At.Totals + i] ?? null));
+  const listed = first?.[offset + At.Head] == null ? 0 : Math.min(rows.length, LIST_LIMIT);
   const msOf = (value: string | null) => (value === null ? null : Number(value));
-  const items = rows.slice(0, listed).map((row) => ({
-    head: row[At.Head]!,
-    lastMs: Number(row[At.LastMs]),
-    tail: row[At.Tail]!,
-    seenMs: msOf(row[At.SeenMs] ?? null),
-    waitingMs: msOf(row[At.WaitingMs] ?? null),
-  }));
+  const items: InboxItemText[] = [];
+  for (let i = 0; i < listed; i++) {
+    const row = rows[i]!;
+    items.push({
+      head: row[offset + At.Head]!,
+      lastMs: Number(row[offset + At.LastMs]),
+      tail: row[offset + At.Tail]!,
+      seenMs: msOf(row[offset + At.SeenMs] ?? null),
+      waitingMs: msOf(row[offset + At.WaitingMs] ?? null),
+    });
+  }
   const last = rows.length > LIST_LIMIT ? rows[LIST_LIMIT - 1]! : undefined;
   return {
     items,
-    nextCursor: last ? encodeCursor({ atMicros: Number(last[At.PositionUs]), id: Number(last[At.PositionId]) }) : null,
+    nextCursor: last ? encodeCursor({ atMicros: Number(last[offset + At.PositionUs]), id: Number(last[offset + At.PositionId]) }) : null,
     ...totalsOf(totals),
   };
 }
+
+/** How many columns a row of the list has (`listTextParts`'s select). */
+export const LIST_TEXT_COLUMNS = At.Totals + TOTALS_KEYS.length;
