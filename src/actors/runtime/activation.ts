@@ -75,6 +75,12 @@ export class Activation {
     private readonly activate: () => Promise<UntypedInstance>,
     private readonly turnDeadlineMs: number,
     private readonly onStale: (activation: Activation) => void,
+    /**
+     * The host's activations with turns to run (this one while its mailbox works), which its
+     * deadline sweep visits four times a second: a node may hold tens of thousands of idle visitor
+     * actors, and visiting each of them grew a heartbeat's cost with the number of live visitors.
+     */
+    private readonly working?: Set<Activation>,
   ) {}
 
   get idle(): boolean {
@@ -126,6 +132,8 @@ export class Activation {
    */
   private drain(): void {
     this.running = true;
+    // A closed copy is no longer the host's: its deadlines went with it, as before.
+    if (!this.closed) this.working?.add(this);
     for (let job = this.queue.shift(); job; job = this.queue.shift()) {
       const pending = this.turn(job);
       if (pending) {
@@ -134,6 +142,7 @@ export class Activation {
       }
     }
     this.running = false;
+    this.working?.delete(this);
     this.lastActive = Date.now();
     // shift() keeps the array's grown backing store; an idle actor (most of them) should not.
     this.queue = [];
