@@ -19,11 +19,15 @@ import { runScript } from './support/runScript';
  * instrumentation off until the measured phase; known visitors beat (every one arrived and beat
  * before), closed loop; then the node idles for as long, and its idle count is taken off. The bare
  * `node:http` POST of `heartbeats` is counted the same way. Usage (after `npm run build`):
- * `node dist/bench/beatInstructions.js [beats]`; needs valgrind. Prints one JSON line.
+ * `node dist/bench/beatInstructions.js [beats] [visitors]`; needs valgrind. Prints one JSON line.
+ * `visitors` (default 500): how many known visitors the beats go round; with thousands, each
+ * beat is a different visitor's, as in `heartbeats` at full scale, where what grows with the
+ * number of live visitors shows (the node's idle count too: its timers visit them).
  */
-const VISITORS = 500;
+const VISITORS = Number(process.argv[3] ?? 500);
 const IN_FLIGHT = 8;
-const WARM_BEATS = 3_000;
+/** Every visitor has arrived and beaten again before the count starts. */
+const WARM_BEATS = Math.max(3_000, 2 * VISITORS);
 const BARE_MAIN = resolve(__dirname, 'support/bareHttpMain.js');
 const UA = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36';
 const NEW_PAGE_EVERY = 3;
@@ -110,9 +114,13 @@ async function main(): Promise<void> {
     const barePerPost = (bareCounted.ir - (bareIdle.ir / bareIdle.seconds) * bareCounted.seconds) / beats;
     return {
       beats,
+      visitors: VISITORS,
       instructions_per_beat: Math.round(perBeat),
       instructions_per_beat_less_idle: Math.round(lessIdle),
       idle_instructions_per_s: Math.round(idlePerS),
+      // The JavaScript thread's own (less V8's workers: compiling and concurrent marking vary more between runs).
+      main_instructions_per_beat_less_idle: Math.round((counted.mainIr - (idle.mainIr / idle.seconds) * counted.seconds) / beats),
+      idle_main_instructions_per_s: Math.round(idle.mainIr / idle.seconds),
       bare_post_instructions_less_idle: Math.round(barePerPost),
       ratio_less_idle: Number((lessIdle / barePerPost).toFixed(2)),
       seconds: Number(counted.seconds.toFixed(1)),
