@@ -233,8 +233,11 @@ export const FLUSH_UPSERT = `WITH upserted AS (
     SELECT p.company_id, p.visitor_id, p.url, p.title, p.referrer, to_timestamp(p.viewed_ms / 1000::float8)
       FROM ROWS FROM (json_to_recordset($2::json) AS ("companyId" int, "visitorId" bigint, url text, title text, referrer text, "viewedAt" float8))
            WITH ORDINALITY AS p(company_id, visitor_id, url, title, referrer, viewed_ms, n)
-     WHERE EXISTS (SELECT 1 FROM visitors x WHERE x.id = p.visitor_id)
-     ORDER BY p.n -- ids in the order the pages were seen (a semi-join may reorder rows)
+     -- The visitor still exists: one primary-key probe per view. As a semi-join, the prepared plan
+     -- (100 rows guessed for json_to_recordset) hashed the views against a full scan of visitors
+     -- while that table was small, and kept it as the table grew (as LOAD_SQL's join did).
+     CROSS JOIN LATERAL (SELECT 1 FROM visitors x WHERE x.id = p.visitor_id LIMIT 1) x
+     ORDER BY p.n -- ids in the order the pages were seen (a join may reorder rows)
     RETURNING 1
   )
   SELECT (SELECT count(*) FROM upserted) AS visitors, (SELECT count(*) FROM viewed) AS views`;
