@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { QueryTypes, type Sequelize } from 'sequelize';
 import { plainRows } from '../../src/db/plainRows';
 import { beatFacts } from '../../src/domain/visitors/beatFacts';
-import { blankVisitor, insertVisitor, loadVisitor, type VisitorRecord } from '../../src/domain/visitors/records';
+import { blankVisitor, insertVisitor, loadVisitor, upsertVisitors, type PageViewRecord, type VisitorRecord } from '../../src/domain/visitors/records';
 import * as make from '../support/factories';
 import { server } from '../support/hooks';
 
@@ -32,6 +32,34 @@ const ARRAYS_INSERT = `WITH v AS (
   )
   SELECT id FROM v`;
 
+/** The write-behind flush as it was before its JSON parameters (column arrays, through `sequelize.query`): the reference for `upsertVisitors`. */
+const ARRAYS_FLUSH = `WITH upserted AS (
+    INSERT INTO visitors (${COLUMNS})
+    SELECT v.company_id, CASE WHEN EXISTS (SELECT 1 FROM chatbots b WHERE b.id = v.chatbot_id) THEN v.chatbot_id END,
+           v.visitor_key, v.page, v.title, v.referrer, v.entry_page, v.country, v.device, v.browser, v.os, v.locale, v.timezone,
+           v.user_agent, v.page_views, v.first_seen_at, v.last_seen_at
+      FROM unnest($1::int[], $2::int[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[],
+                  $10::text[], $11::text[], $12::text[], $13::text[], $14::text[], $15::int[], $16::timestamptz[], $17::timestamptz[])
+           WITH ORDINALITY AS v(${COLUMNS}, n)
+     WHERE EXISTS (SELECT 1 FROM companies c WHERE c.id = v.company_id)
+     ORDER BY v.n
+    ON CONFLICT (company_id, visitor_key) DO UPDATE SET chatbot_id = EXCLUDED.chatbot_id, page = EXCLUDED.page, title = EXCLUDED.title,
+      referrer = EXCLUDED.referrer, entry_page = EXCLUDED.entry_page, country = EXCLUDED.country, device = EXCLUDED.device, browser = EXCLUDED.browser,
+      os = EXCLUDED.os, locale = EXCLUDED.locale, timezone = EXCLUDED.timezone, user_agent = EXCLUDED.user_agent, page_views = EXCLUDED.page_views,
+      first_seen_at = LEAST(visitors.first_seen_at, EXCLUDED.first_seen_at), last_seen_at = EXCLUDED.last_seen_at, updated_at = now()
+    WHERE visitors.last_seen_at <= EXCLUDED.last_seen_at
+    RETURNING 1
+  ), viewed AS (
+    INSERT INTO page_views (company_id, visitor_id, url, title, referrer, viewed_at)
+    SELECT p.company_id, p.visitor_id, p.url, p.title, p.referrer, p.viewed_at
+      FROM unnest($18::int[], $19::bigint[], $20::text[], $21::text[], $22::text[], $23::timestamptz[])
+           WITH ORDINALITY AS p(company_id, visitor_id, url, title, referrer, viewed_at, n)
+     WHERE EXISTS (SELECT 1 FROM visitors x WHERE x.id = p.visitor_id)
+     ORDER BY p.n
+    RETURNING 1
+  )
+  SELECT (SELECT count(*) FROM upserted) AS visitors, (SELECT count(*) FROM viewed) AS views`;
+
 /**
  * A key as Postgres stores it. A key with half a surrogate pair comes back as U+FFFD and is not found
  * by the insert's answer; so it was with the column arrays (the same UTF-8), so keys here are whole.
@@ -39,6 +67,18 @@ const ARRAYS_INSERT = `WITH v AS (
 const wellFormed = (text: string) => Buffer.from(text).toString();
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+/** The flush of before: rows in key order, as `upsertVisitors` sorts them. */
+async function flushWithArrays(sequelize: Sequelize, visitors: readonly VisitorRecord[], views: readonly PageViewRecord[]): Promise<void> {
+  const sorted = [...visitors].sort((a, b) => a.companyId - b.companyId || (a.visitorKey < b.visitorKey ? -1 : a.visitorKey > b.visitorKey ? 1 : 0));
+  const rows = sorted.map((v) => [
+    v.companyId, v.chatbotId, v.visitorKey, v.page, v.title, v.referrer, v.entryPage, v.country, v.device, v.browser, v.os, v.locale, v.timezone, v.userAgent,
+    v.pageViews, iso(v.firstSeenAt ?? v.lastSeenAt), iso(v.lastSeenAt),
+  ]);
+  const viewRows = views.map((r) => [r.companyId, r.visitorId, r.url, r.title, r.referrer, iso(r.viewedAt)]);
+  const columnsOf = (table: unknown[][], width: number) => Array.from({ length: width }, (_, column) => table.map((row) => row[column]));
+  await sequelize.query(ARRAYS_FLUSH, { bind: [...columnsOf(rows, 17), ...columnsOf(viewRows, 6)], type: QueryTypes.SELECT });
+}
 
 async function insertWithArrays(sequelize: Sequelize, visitors: readonly VisitorRecord[]): Promise<void> {
   const values = visitors.map((v) => [
@@ -174,4 +214,44 @@ describe('the first beat\'s batched statements, rows as one JSON parameter', () 
     const facts = await Promise.all(keys.map((key, i) => beatFacts(sequelize, { companyId: company.id, chatbotId: bot.id, visitorKey: `read-${run}-${key}` }, i % 2 ? undefined : '0d8f1b8e-4f5c-4a8e-9a51-2b1c3d4e5f60')));
     assert.deepEqual(new Set(facts.map((fact) => JSON.stringify(fact))), new Set([JSON.stringify({ blocked: false, latestOpen: null, held: false, owns: false })]));
   });
+});
+
+describe('the write-behind flush, rows as JSON parameters', () => {
+  for (const size of [1, ODD.length, 300]) {
+    it(`a flush of ${size}: what it stores (updates, a stale snapshot, a new row, page views, a view of no visitor) is what the column-array flush stored`, async function () {
+      this.timeout(30_000);
+      const { company } = await make.workspace();
+      const bot = await make.chatbot(company);
+      const sequelize = server().ctx.db.sequelize;
+      const keyOf = (i: number) => `${i}:${wellFormed(ODD[i % ODD.length]!.slice(0, 40))}`;
+      const flushed = async (prefix: string, flush: (visitors: VisitorRecord[], views: PageViewRecord[]) => Promise<void>) => {
+        // Every visitor's first beat written, then a later state of each (odd text moved along by 7), one in five a snapshot older than its row.
+        const first = Array.from({ length: size }, (_, i) => record(company.id, bot.id, `${prefix}${keyOf(i)}`, i));
+        const ids = await Promise.all(first.map((visitor) => insertVisitor(sequelize, visitor)));
+        const later: VisitorRecord[] = first.map((visitor, i) => ({
+          ...record(company.id, i % 6 === 5 ? null : bot.id, visitor.visitorKey, i + 7),
+          id: ids[i]!,
+          lastSeenAt: visitor.lastSeenAt! + (i % 5 === 4 ? -1_000 : 60_000 + i),
+        }));
+        // A visitor never written (its row made by the flush), and a page view of a visitor id that does not exist (skipped).
+        later.push(record(company.id, bot.id, `${prefix}new`, 3));
+        const views: PageViewRecord[] = later.slice(0, size).map((visitor, i) => ({
+          companyId: company.id,
+          visitorId: ids[i]!,
+          url: `https://shop.example/${ODD[(i + 2) % ODD.length]!.slice(0, 1_000)}`,
+          title: i % 4 === 0 ? null : ODD[(i + 5) % ODD.length]!.slice(0, 500),
+          referrer: i % 3 === 0 ? null : ODD[(i + 9) % ODD.length]!.slice(0, 2_048),
+          viewedAt: visitor.lastSeenAt! + i,
+        }));
+        views.push({ companyId: company.id, visitorId: -1, url: 'https://shop.example/nobody', title: null, referrer: null, viewedAt: Date.now() });
+        await flush(later, views);
+      };
+      await flushed(`arrays-flush-${run}-`, (visitors, views) => flushWithArrays(sequelize, visitors, views));
+      await flushed(`json-flush-${run}-`, (visitors, views) => upsertVisitors(sequelize, visitors, views));
+      const before = await stored(sequelize, company.id, `arrays-flush-${run}-`);
+      const after = await stored(sequelize, company.id, `json-flush-${run}-`);
+      assert.equal(after.length, size + 1);
+      assert.deepEqual(after, before);
+    });
+  }
 });

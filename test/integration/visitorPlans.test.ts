@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import pg, { Client } from 'pg';
 import { Sequelize } from 'sequelize';
 import { ARRIVAL_SQL } from '../../src/domain/visitors/arrivalRead';
-import { LOAD_SQL } from '../../src/domain/visitors/records';
+import { FLUSH_UPSERT, LOAD_SQL } from '../../src/domain/visitors/records';
 import { visitorsLive } from '../../src/models/migrations/0021-visitors-live';
 import { databaseUrlOf, TEST_DATABASE, TEST_ENV } from '../support/env';
 import { withClient } from '../support/pg';
@@ -10,7 +10,8 @@ import { childEnv, cliOk } from '../support/processes';
 
 /**
  * How Postgres reads `visitors` for a first beat's row read (`loadVisitor`, and `readArrival`, which
- * reads it with the beat's facts), on a database of its own:
+ * reads it with the beat's facts) and for the write-behind flush's page views (`upsertVisitors`: the
+ * visitor still exists), on a database of its own:
  * a table never analyzed (autovacuum off, or a new install) is the case that went wrong, and the
  * suite's shared database may have been analyzed by another test. docs/performance.md, "Arrivals,
  * seventh round".
@@ -42,6 +43,18 @@ async function loadPlan(client: Client, companyId: number, keys: number, sql: st
   return visitorReads(rows[0]!['QUERY PLAN'][0]!.Plan);
 }
 
+/** How the prepared write-behind flush (FLUSH_UPSERT) reads `visitors`, besides writing it: its page views' check that the visitor exists. */
+async function flushReads(client: Client, companyId: number): Promise<string[]> {
+  await client.query('DEALLOCATE ALL');
+  await client.query(`PREPARE flush_visitors(json, json) AS ${FLUSH_UPSERT}`);
+  const views = JSON.stringify(Array.from({ length: 15 }, (_, i) => ({ companyId, visitorId: i + 1, url: 'https://shop.example/', title: null, referrer: null, viewedAt: 0 })));
+  const { rows } = await client.query<{ 'QUERY PLAN': Array<{ Plan: PlanNode }> }>(`EXPLAIN (FORMAT JSON) EXECUTE flush_visitors('[]', '${views}')`);
+  return visitorReads(rows[0]!['QUERY PLAN'][0]!.Plan).filter((read) => read !== 'ModifyTable');
+}
+
+/** One primary-key probe per page view: never a scan of the whole table. */
+const PROBES_ONLY = (reads: string[]) => reads.length > 0 && reads.every((read) => /^Index (?:Only )?Scan visitors_pkey$/.test(read));
+
 describe("visitors' first-beat row read: one unique-index lookup per key, whatever the statistics", function () {
   this.timeout(120_000);
   const database = `${TEST_DATABASE}_plans`;
@@ -72,6 +85,8 @@ describe("visitors' first-beat row read: one unique-index lookup per key, whatev
     for (const [name, sql] of Object.entries(READS)) {
       for (const keys of [1, 15, 100]) assert.deepEqual(await loadPlan(client, companyId, keys, sql), UNIQUE_ONLY, `${name}, ${keys} keys`);
     }
+    const flush = await flushReads(client, companyId);
+    assert.ok(PROBES_ONLY(flush), `the write-behind flush's page views read visitors by ${flush.join(', ')}`);
   });
 
   it('with 5,000 visitors of one workspace, before and after ANALYZE', async () => {
@@ -83,6 +98,8 @@ describe("visitors' first-beat row read: one unique-index lookup per key, whatev
     for (const [name, sql] of Object.entries(READS)) {
       for (const keys of [1, 15, 100]) assert.deepEqual(await loadPlan(client, companyId, keys, sql), UNIQUE_ONLY, `${name}, ${keys} keys, analyzed`);
     }
+    const flush = await flushReads(client, companyId);
+    assert.ok(PROBES_ONLY(flush), `the write-behind flush's page views read visitors by ${flush.join(', ')}`);
     // And it reads what it should: the keys that exist, in the batch's order.
     const found = await client.query<{ n: string; visitor_key: string }>(`SELECT n, (SELECT visitor_key FROM visitors WHERE id = l.id) AS visitor_key FROM (${LOAD_SQL}) l ORDER BY n`, [
       JSON.stringify([{ companyId, visitorKey: 'plan-visitor-9' }, { companyId, visitorKey: 'nobody' }, { companyId, visitorKey: 'plan-visitor-4000' }]),

@@ -76,6 +76,12 @@ export class Activation {
     private readonly activate: (first: UntypedMessage) => Promise<UntypedInstance>,
     private readonly turnDeadlineMs: number,
     private readonly onStale: (activation: Activation) => void,
+    /**
+     * The host's activations with turns to run (this one while its mailbox works), which its
+     * deadline sweep visits four times a second: a node may hold tens of thousands of idle visitor
+     * actors, and visiting each of them grew a heartbeat's cost with the number of live visitors.
+     */
+    private readonly working?: Set<Activation>,
   ) {}
 
   get idle(): boolean {
@@ -127,6 +133,8 @@ export class Activation {
    */
   private drain(): void {
     this.running = true;
+    // A closed copy is no longer the host's: its deadlines went with it, as before.
+    if (!this.closed) this.working?.add(this);
     for (let job = this.queue.shift(); job; job = this.queue.shift()) {
       const pending = this.turn(job);
       if (pending) {
@@ -135,6 +143,7 @@ export class Activation {
       }
     }
     this.running = false;
+    this.working?.delete(this);
     this.lastActive = Date.now();
     // shift() keeps the array's grown backing store; an idle actor (most of them) should not.
     this.queue = [];

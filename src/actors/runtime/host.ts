@@ -69,6 +69,8 @@ class HostedEnv implements ActivationEnv<never> {
 /** The actors living on this node: activation on first message, deadlines, passivation, shard moves. */
 export class ActorHost {
   private readonly activations = new Map<string, Activation>();
+  /** Those with a turn running or queued: the only ones whose deadlines the sweep needs to look at. */
+  private readonly working = new Set<Activation>();
   private readonly byShard = new Map<number, Set<Activation>>();
   private readonly behaviours: Map<string, UntypedBehaviour>;
   private readonly sweeper: NodeJS.Timeout;
@@ -142,7 +144,7 @@ export class ActorHost {
       this.options.logger.warn({ shard, epoch, actor: kind, id }, 'fenced out: another node owns this shard now');
       void this.remove(stale);
       this.options.onStaleShard(shard);
-    });
+    }, this.working);
     this.activations.set(name, activation);
     let inShard = this.byShard.get(shard);
     if (!inShard) this.byShard.set(shard, (inShard = new Set()));
@@ -153,6 +155,7 @@ export class ActorHost {
   private async remove(activation: Activation): Promise<void> {
     const name = `${activation.env.kind}:${activation.env.id}`;
     if (this.activations.get(name) === activation) this.activations.delete(name);
+    this.working.delete(activation);
     const inShard = this.byShard.get(activation.env.shard);
     inShard?.delete(activation);
     if (inShard?.size === 0) this.byShard.delete(activation.env.shard);
@@ -161,7 +164,7 @@ export class ActorHost {
 
   private sweep(): void {
     const now = Date.now();
-    for (const activation of this.activations.values()) activation.expire(now);
+    for (const activation of this.working) activation.expire(now);
     if (now - this.lastPassivation < this.passivationEveryMs) return;
     this.lastPassivation = now;
     for (const activation of this.activations.values()) {

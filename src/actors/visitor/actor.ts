@@ -102,11 +102,17 @@ export class VisitorActor {
     const { next, newPage } = applyBeat(this.record, input, now);
     if (next.id === null) {
       next.id = await insertVisitor(sequelize, next);
+      this.record = next;
     } else {
-      writer.mark(next);
+      // The beat is written into the record this actor holds (and the writer, until its flush)
+      // rather than kept as a new one: a visitor's record lives until their next beat, seconds
+      // with thousands of visitors, so a new one each beat was promoted to the old generation and
+      // collected there, a cost that grew with the number of live visitors (docs/performance.md,
+      // "Heartbeat CPU, eighth round"). `next` itself dies young.
+      Object.assign(this.record, next);
+      writer.mark(this.record);
       if (newPage) writer.pageView({ companyId: next.companyId, visitorId: next.id, url: next.page!, title: next.title, referrer: next.referrer, viewedAt: now });
     }
-    this.record = next;
     if (!wasOnline) {
       this.announce('visitor.online');
       this.raiseArrival(now);

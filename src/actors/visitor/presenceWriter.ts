@@ -34,9 +34,13 @@ export class PresenceWriter {
     this.timer = setInterval(() => void this.flush(), intervalMs).unref();
   }
 
-  /** Records the visitor's current state (a copy; the newest one wins). */
+  /**
+   * Records that the visitor's state changed. The record itself is kept, not a copy: its owner (the
+   * visitor actor) keeps it current, and what is written is its state when the flush starts (read
+   * at once, before the statement is sent), so the newest state wins as before without a copy per beat.
+   */
   mark(visitor: VisitorRecord): void {
-    this.dirty.set(key(visitor.companyId, visitor.visitorKey), { ...visitor });
+    this.dirty.set(key(visitor.companyId, visitor.visitorKey), visitor);
   }
 
   pageView(view: PageViewRecord): void {

@@ -1,4 +1,4 @@
-import { QueryTypes, type Sequelize } from 'sequelize';
+import type { Sequelize } from 'sequelize';
 import { Batched, batchedPer } from '../../db/batched';
 import { jsonRows } from '../../db/jsonRows';
 import { plainRows } from '../../db/plainRows';
@@ -150,12 +150,6 @@ export function recordOf(companyId: number, visitorKey: string, row: VisitorRow)
   };
 }
 
-const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
-const valuesOf = (v: VisitorRecord) => [
-  v.companyId, v.chatbotId, v.visitorKey, v.page, v.title, v.referrer, v.entryPage, v.country, v.device, v.browser, v.os, v.locale, v.timezone, v.userAgent,
-  v.pageViews, iso(v.firstSeenAt ?? v.lastSeenAt), iso(v.lastSeenAt),
-];
-
 const UPDATE_SET = `chatbot_id = EXCLUDED.chatbot_id, page = EXCLUDED.page, title = EXCLUDED.title, referrer = EXCLUDED.referrer,
   entry_page = EXCLUDED.entry_page, country = EXCLUDED.country, device = EXCLUDED.device, browser = EXCLUDED.browser, os = EXCLUDED.os,
   locale = EXCLUDED.locale, timezone = EXCLUDED.timezone, user_agent = EXCLUDED.user_agent, page_views = EXCLUDED.page_views,
@@ -217,12 +211,43 @@ const inserts = batchedPer((sequelize: Sequelize) =>
 const sortedByKey = (visitors: VisitorRecord[]) =>
   visitors.sort((a, b) => a.companyId - b.companyId || (a.visitorKey < b.visitorKey ? -1 : a.visitorKey > b.visitorKey ? 1 : 0));
 
-/** Column arrays for `unnest`: one bind parameter per column however many rows, well under Postgres's 65,535. */
-function columns<T>(rows: readonly T[], pick: (row: T) => unknown[], width: number): unknown[][] {
-  const arrays: unknown[][] = Array.from({ length: width }, () => []);
-  for (const row of rows) pick(row).forEach((value, i) => arrays[i]!.push(value));
-  return arrays;
-}
+/**
+ * The write-behind flush's statement. Its rows go as two JSON parameters (src/db/jsonRows.ts), the
+ * records and page views themselves, times in epoch milliseconds made timestamps here, as in
+ * FIRST_BEAT_INSERT; prepared (parsed once per connection). With 17 column arrays `pg` built an
+ * array literal element by element in JavaScript, escaping each one, and every time became a Date
+ * and an ISO string: a few microseconds of the node's CPU per row, and at full scale (every beat of
+ * a second a different visitor) a flush has about one row per beat (docs/performance.md, "Heartbeat
+ * CPU, eighth round"). Exported for test/integration/visitorBatchJson.test.ts.
+ */
+export const FLUSH_UPSERT = `WITH upserted AS (
+    INSERT INTO visitors (${COLUMNS})
+    SELECT v.company_id, CASE WHEN EXISTS (SELECT 1 FROM chatbots b WHERE b.id = v.chatbot_id) THEN v.chatbot_id END,
+           v.visitor_key, v.page, v.title, v.referrer, v.entry_page, v.country, v.device, v.browser, v.os, v.locale, v.timezone,
+           v.user_agent, v.page_views, to_timestamp(COALESCE(v.first_seen_ms, v.last_seen_ms) / 1000::float8), to_timestamp(v.last_seen_ms / 1000::float8)
+      FROM ROWS FROM (json_to_recordset($1::json) AS ("companyId" int, "chatbotId" int, "visitorKey" text, page text, title text, referrer text,
+                  "entryPage" text, country text, device text, browser text, os text, locale text, timezone text, "userAgent" text, "pageViews" int,
+                  "firstSeenAt" float8, "lastSeenAt" float8))
+           WITH ORDINALITY AS v(company_id, chatbot_id, visitor_key, page, title, referrer, entry_page, country, device, browser, os, locale, timezone,
+                                user_agent, page_views, first_seen_ms, last_seen_ms, n)
+     WHERE EXISTS (SELECT 1 FROM companies c WHERE c.id = v.company_id)
+     ORDER BY v.n
+    ON CONFLICT (company_id, visitor_key) DO UPDATE SET ${UPDATE_SET}
+    WHERE visitors.last_seen_at <= EXCLUDED.last_seen_at
+    RETURNING 1
+  ), viewed AS (
+    INSERT INTO page_views (company_id, visitor_id, url, title, referrer, viewed_at)
+    SELECT p.company_id, p.visitor_id, p.url, p.title, p.referrer, to_timestamp(p.viewed_ms / 1000::float8)
+      FROM ROWS FROM (json_to_recordset($2::json) AS ("companyId" int, "visitorId" bigint, url text, title text, referrer text, "viewedAt" float8))
+           WITH ORDINALITY AS p(company_id, visitor_id, url, title, referrer, viewed_ms, n)
+     -- The visitor still exists: one primary-key probe per view. As a semi-join, the prepared plan
+     -- (100 rows guessed for json_to_recordset) hashed the views against a full scan of visitors
+     -- while that table was small, and kept it as the table grew (as LOAD_SQL's join did).
+     CROSS JOIN LATERAL (SELECT 1 FROM visitors x WHERE x.id = p.visitor_id LIMIT 1) x
+     ORDER BY p.n -- ids in the order the pages were seen (a join may reorder rows)
+    RETURNING 1
+  )
+  SELECT (SELECT count(*) FROM upserted) AS visitors, (SELECT count(*) FROM viewed) AS views`;
 
 /**
  * Write-behind flush: every dirty visitor and every new page view in ONE statement. A snapshot
@@ -233,33 +258,5 @@ function columns<T>(rows: readonly T[], pick: (row: T) => unknown[], width: numb
  */
 export async function upsertVisitors(sequelize: Sequelize, visitors: readonly VisitorRecord[], views: readonly PageViewRecord[]): Promise<void> {
   if (!visitors.length && !views.length) return;
-  const sorted = sortedByKey([...visitors]);
-  const v = columns(sorted, valuesOf, 17);
-  const p = columns(views, (r) => [r.companyId, r.visitorId, r.url, r.title, r.referrer, iso(r.viewedAt)], 6);
-  await sequelize.query(
-    `WITH upserted AS (
-       INSERT INTO visitors (${COLUMNS})
-       SELECT v.company_id, CASE WHEN EXISTS (SELECT 1 FROM chatbots b WHERE b.id = v.chatbot_id) THEN v.chatbot_id END,
-              v.visitor_key, v.page, v.title, v.referrer, v.entry_page, v.country, v.device, v.browser, v.os, v.locale, v.timezone,
-              v.user_agent, v.page_views, v.first_seen_at, v.last_seen_at
-         FROM unnest($1::int[], $2::int[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[],
-                     $10::text[], $11::text[], $12::text[], $13::text[], $14::text[], $15::int[], $16::timestamptz[], $17::timestamptz[])
-              WITH ORDINALITY AS v(${COLUMNS}, n)
-        WHERE EXISTS (SELECT 1 FROM companies c WHERE c.id = v.company_id)
-        ORDER BY v.n
-       ON CONFLICT (company_id, visitor_key) DO UPDATE SET ${UPDATE_SET}
-       WHERE visitors.last_seen_at <= EXCLUDED.last_seen_at
-       RETURNING 1
-     ), viewed AS (
-       INSERT INTO page_views (company_id, visitor_id, url, title, referrer, viewed_at)
-       SELECT p.company_id, p.visitor_id, p.url, p.title, p.referrer, p.viewed_at
-         FROM unnest($18::int[], $19::bigint[], $20::text[], $21::text[], $22::text[], $23::timestamptz[])
-              WITH ORDINALITY AS p(company_id, visitor_id, url, title, referrer, viewed_at, n)
-        WHERE EXISTS (SELECT 1 FROM visitors x WHERE x.id = p.visitor_id)
-        ORDER BY p.n -- ids in the order the pages were seen (a semi-join may reorder rows)
-       RETURNING 1
-     )
-     SELECT (SELECT count(*) FROM upserted) AS visitors, (SELECT count(*) FROM viewed) AS views`,
-    { bind: [...v, ...p], type: QueryTypes.SELECT },
-  );
+  await plainRows(sequelize, FLUSH_UPSERT, [jsonRows(sortedByKey([...visitors])), jsonRows(views)], { prepared: true });
 }
