@@ -169,6 +169,19 @@ export function insertVisitor(sequelize: Sequelize, visitor: VisitorRecord): Pro
 const visitorKeyOf = (v: Pick<VisitorRecord, 'companyId' | 'visitorKey'>) => `${v.companyId}:${v.visitorKey}`;
 
 /**
+ * Visitor records sent as the JSON parameter `$1` (src/db/jsonRows.ts), as rows of `alias` in the
+ * records' order (`n`): the first beat's insert and the write-behind flush read the same shape.
+ */
+const recordsAs = (alias: string) => `ROWS FROM (json_to_recordset($1::json) AS ("companyId" int, "chatbotId" int, "visitorKey" text, page text, title text, referrer text,
+                  "entryPage" text, country text, device text, browser text, os text, locale text, timezone text, "userAgent" text, "pageViews" int,
+                  "firstSeenAt" float8, "lastSeenAt" float8))
+           WITH ORDINALITY AS ${alias}(company_id, chatbot_id, visitor_key, page, title, referrer, entry_page, country, device, browser, os, locale, timezone,
+                                user_agent, page_views, first_seen_ms, last_seen_ms, n)`;
+
+/** A record's `first_seen_at` (its last sighting when it has none) and `last_seen_at`, from epoch milliseconds. */
+const seenAt = (alias: string) => `to_timestamp(COALESCE(${alias}.first_seen_ms, ${alias}.last_seen_ms) / 1000::float8), to_timestamp(${alias}.last_seen_ms / 1000::float8)`;
+
+/**
  * The rows go as one JSON parameter (src/db/jsonRows.ts): the records themselves, times in epoch
  * milliseconds, made timestamps here (`to_timestamp` of milliseconds / 1000 is exact to the
  * millisecond: a double holds the seconds to well under a microsecond, and Postgres rounds to one).
@@ -177,12 +190,8 @@ const visitorKeyOf = (v: Pick<VisitorRecord, 'companyId' | 'visitorKey'>) => `${
 export const FIRST_BEAT_INSERT = `WITH v AS (
     INSERT INTO visitors (${COLUMNS})
     SELECT i.company_id, i.chatbot_id, i.visitor_key, i.page, i.title, i.referrer, i.entry_page, i.country, i.device, i.browser, i.os, i.locale,
-           i.timezone, i.user_agent, i.page_views, to_timestamp(COALESCE(i.first_seen_ms, i.last_seen_ms) / 1000::float8), to_timestamp(i.last_seen_ms / 1000::float8)
-      FROM ROWS FROM (json_to_recordset($1::json) AS ("companyId" int, "chatbotId" int, "visitorKey" text, page text, title text, referrer text,
-                  "entryPage" text, country text, device text, browser text, os text, locale text, timezone text, "userAgent" text, "pageViews" int,
-                  "firstSeenAt" float8, "lastSeenAt" float8))
-           WITH ORDINALITY AS i(company_id, chatbot_id, visitor_key, page, title, referrer, entry_page, country, device, browser, os, locale, timezone,
-                                user_agent, page_views, first_seen_ms, last_seen_ms, n)
+           i.timezone, i.user_agent, i.page_views, ${seenAt('i')}
+      FROM ${recordsAs('i')}
      ORDER BY i.n
     ON CONFLICT (company_id, visitor_key) DO UPDATE SET ${UPDATE_SET}
     RETURNING id, company_id, visitor_key, page, title, referrer, last_seen_at
@@ -224,12 +233,8 @@ export const FLUSH_UPSERT = `WITH upserted AS (
     INSERT INTO visitors (${COLUMNS})
     SELECT v.company_id, CASE WHEN EXISTS (SELECT 1 FROM chatbots b WHERE b.id = v.chatbot_id) THEN v.chatbot_id END,
            v.visitor_key, v.page, v.title, v.referrer, v.entry_page, v.country, v.device, v.browser, v.os, v.locale, v.timezone,
-           v.user_agent, v.page_views, to_timestamp(COALESCE(v.first_seen_ms, v.last_seen_ms) / 1000::float8), to_timestamp(v.last_seen_ms / 1000::float8)
-      FROM ROWS FROM (json_to_recordset($1::json) AS ("companyId" int, "chatbotId" int, "visitorKey" text, page text, title text, referrer text,
-                  "entryPage" text, country text, device text, browser text, os text, locale text, timezone text, "userAgent" text, "pageViews" int,
-                  "firstSeenAt" float8, "lastSeenAt" float8))
-           WITH ORDINALITY AS v(company_id, chatbot_id, visitor_key, page, title, referrer, entry_page, country, device, browser, os, locale, timezone,
-                                user_agent, page_views, first_seen_ms, last_seen_ms, n)
+           v.user_agent, v.page_views, ${seenAt('v')}
+      FROM ${recordsAs('v')}
      WHERE EXISTS (SELECT 1 FROM companies c WHERE c.id = v.company_id)
      ORDER BY v.n
     ON CONFLICT (company_id, visitor_key) DO UPDATE SET ${UPDATE_SET}
