@@ -18,6 +18,7 @@ import { startDeliverySweep } from './domain/webhooks/sweep';
 import { InProcessJobQueue } from './jobs/inProcessQueue';
 import { createRealtime, type Realtime } from './realtime/server';
 import { watcherStoreFor } from './realtime/watcherStore';
+import { WatchPoll } from './realtime/watchPoll';
 import { trackWatchers, type Watchers } from './realtime/watchers';
 import { trackInboxPresence, type InboxPresence } from './realtime/inboxPresence';
 import { kickRouter } from './actors/routing/kick';
@@ -69,6 +70,7 @@ export async function startWeb(config: Readonly<Config>, logger: Logger, options
   let realtime: Realtime | undefined;
   let actors: ActorSystem | undefined;
   let watchers: Watchers | undefined;
+  let watchPoll: WatchPoll | undefined;
   let presence: InboxPresence | undefined;
   let demo: Demo | undefined;
   let deliverySweep: { close(): Promise<void> } | undefined;
@@ -77,12 +79,13 @@ export async function startWeb(config: Readonly<Config>, logger: Logger, options
     const router = lateActors(() => actors);
     realtime = await createRealtime(server, ctx, router);
     const watcherStore = watcherStoreFor(ctx.redis, config.redisPrefix);
+    watchPoll = new WatchPoll((conversationIds) => watcherStore.watchedAmong(conversationIds));
     // Read by the router only once actors run; the presence tracker needs the started system's membership.
     const deps: ActorDeps = {
       ctx,
       realtime,
       actors: router,
-      watched: async (conversationId) => (await watcherStore.entries(conversationId)).length > 0,
+      watches: watchPoll,
       inboxPresence: { connected: (companyId) => (presence ? presence.connected(companyId) : Promise.resolve(new Set())) },
     };
     actors = await startActorSystem(ctx, [...parleyBehaviours(deps), ...(options.behaviours?.(deps) ?? [])], { idleMs: options.idleMs });
@@ -110,6 +113,7 @@ export async function startWeb(config: Readonly<Config>, logger: Logger, options
     watchers?.close();
     presence?.close();
     await actors?.close();
+    watchPoll?.close();
     await realtime?.close();
     await closeContext(ctx);
     throw error;
@@ -137,6 +141,7 @@ export async function startWeb(config: Readonly<Config>, logger: Logger, options
       clearInterval(sweep);
       clearTimeout(deadline);
       await actors.close();
+      watchPoll?.close();
       await deliverySweep?.close();
       // Actors flushed their presence as they deactivated; this stops the writer and writes what is left.
       await closePresenceWriter(ctx);

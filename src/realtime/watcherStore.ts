@@ -18,6 +18,8 @@ export interface WatcherStore {
   /** `removed` is false when the entry was not there (already dropped, or never added). */
   remove(conversationId: string, entry: WatcherEntry): Promise<{ removed: boolean; entries: WatcherEntry[] }>;
   entries(conversationId: string): Promise<WatcherEntry[]>;
+  /** Whether each conversation has an entry, in order: one read for many (src/realtime/watchPoll.ts). */
+  watchedAmong(conversationIds: string[]): Promise<boolean[]>;
   /** Drops every entry of a node that left; the conversations that had one, answered only to the caller that dropped them. */
   dropNode(node: string): Promise<string[]>;
 }
@@ -52,6 +54,10 @@ export class LocalWatcherStore implements WatcherStore {
     return this.read(conversationId);
   }
 
+  async watchedAmong(conversationIds: string[]): Promise<boolean[]> {
+    return conversationIds.map((id) => this.conversations.has(id)); // an emptied conversation is deleted
+  }
+
   async dropNode(): Promise<string[]> {
     return []; // the only node is this one
   }
@@ -70,6 +76,12 @@ return redis.call('HGETALL', KEYS[1])`;
 const REMOVE = `
 local removed = redis.call('HDEL', KEYS[1], ARGV[1])
 return {removed, redis.call('HGETALL', KEYS[1])}`;
+
+// KEYS: conversation hashes. A hash whose last field was deleted is gone, so EXISTS says whether anyone watches.
+const WATCHED_AMONG = `
+local answers = {}
+for i, key in ipairs(KEYS) do answers[i] = redis.call('EXISTS', key) end
+return answers`;
 
 // KEYS: the node's set. ARGV: the conversation hash key prefix, the node's field prefix.
 const DROP_NODE = `
@@ -112,6 +124,13 @@ export class RedisWatcherStore implements WatcherStore {
   async entries(conversationId: string): Promise<WatcherEntry[]> {
     const all = await this.redis.hgetall(this.conversationKey(conversationId));
     return Object.entries(all).map(([key, userId]) => entryOf(key, userId));
+  }
+
+  async watchedAmong(conversationIds: string[]): Promise<boolean[]> {
+    if (conversationIds.length === 0) return [];
+    const keys = conversationIds.map((id) => this.conversationKey(id));
+    const answers = (await this.redis.eval(WATCHED_AMONG, keys.length, ...keys)) as number[];
+    return answers.map((exists) => exists === 1);
   }
 
   async dropNode(node: string): Promise<string[]> {

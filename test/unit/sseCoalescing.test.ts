@@ -1,7 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { EventEmitter } from 'node:events';
 import type { Response } from 'express';
-import { WatchGate } from '../../src/actors/conversation/deltas';
 import { COALESCE_ABOVE, SseStream } from '../../src/http/sse';
 import { eventually } from '../support/eventually';
 
@@ -85,30 +84,5 @@ describe('SseStream: deltas coalesced under load, at once when idle', () => {
     for (const other of crowd) other.sse.end();
     assert.deepEqual(events(res.writes).map((lines) => lines[2]), ['data: {"delta":"a"}', 'data: {"delta":"b"}']);
     assert.equal(res.writableEnded, true);
-  });
-});
-
-describe('WatchGate: message.delta only for watched conversations', () => {
-  it('is open until the first read answers, then follows it, re-reading after its interval', async () => {
-    let watched = false;
-    let reads = 0;
-    const gate = new WatchGate(async () => {
-      reads++;
-      return watched;
-    }, 50);
-    assert.equal(gate.open, true, 'before the first answer: publish');
-    await eventually(() => gate.open, (open) => !open, 2_000);
-    assert.equal(gate.open, false);
-    watched = true;
-    await eventually(() => gate.open, (open) => open, 2_000);
-    assert.equal(gate.open, true, 'a watcher arriving mid-answer is noticed');
-    assert.ok(reads >= 2 && reads < 100, `re-read at its interval, not on every delta (${reads} reads)`);
-  });
-
-  it('stays open without a reader or when a read fails', async () => {
-    assert.equal(new WatchGate(undefined).open, true);
-    const failing = new WatchGate(() => Promise.reject(new Error('redis down')), 10);
-    await new Promise((resolve) => setImmediate(resolve));
-    assert.equal(failing.open, true);
   });
 });
