@@ -10,7 +10,7 @@
  * missing a watcher costs the live view.
  */
 export interface WatchFollow {
-  /** Whether deltas should be published to agents now. */
+  /** Whether deltas should be published to agents now; after `stop`, the last answer. */
   readonly open: boolean;
   /** The answer ended: stop reading for it. Idempotent. */
   stop(): void;

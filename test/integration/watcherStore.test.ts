@@ -29,6 +29,16 @@ for (const [name, create] of stores) {
       assert.deepEqual(await store.remove(conversation, a1), { removed: false, entries: [a2] });
       assert.deepEqual(await store.entries(randomUUID()), []);
     });
+
+    it('watchedAmong answers, in order, whether each conversation has an entry, also once its last one left', async () => {
+      const store = create();
+      const [watched, left, never] = [randomUUID(), randomUUID(), randomUUID()];
+      await store.add(watched, a1);
+      await store.add(left, b);
+      await store.remove(left, b);
+      assert.deepEqual(await store.watchedAmong([never, watched, left, watched]), [false, true, false, true]);
+      assert.deepEqual(await store.watchedAmong([]), []);
+    });
   });
 }
 

@@ -93,6 +93,7 @@ async function streamAnswer(actor: ConversationActor, question: Message, base: B
 
   // Looked up beside the answer, so a connected store costs the visitor no extra wait in the usual case.
   const products = recommendsFor(mode, question.content) ? recommendProducts(actor.deps.ctx, conversation.companyId, question.content) : Promise.resolve([]);
+  let reply: GeneratedReply;
   const live = new DeltaBatcher((delta) =>
     actor.deps.realtime.emit(conversationChannel(conversation.publicId), 'message.delta', presentMessageDelta(conversation.publicId, Number(question.id), delta), Number(conversation.seq)),
   );
@@ -102,32 +103,27 @@ async function streamAnswer(actor: ConversationActor, question: Message, base: B
     turn.emit({ event: 'delta', data: { delta } });
     if (watching?.open ?? true) live.push(delta);
   };
-  let reply: GeneratedReply;
-  let stored: Base;
   try {
-    try {
-      reply = await generateReply(actor.deps.ctx, {
-        chatbot: await actor.chatbot(conversation.chatbotId),
-        question: question.content,
-        history: early?.history ?? historyBefore(conversation.id, question.id),
-        language: early ? early.language : conversation.locale,
-        prepared: early?.prepared,
-        signal: turn.signal,
-        onDelta: early ? (delta) => early.gate.pass(() => send(delta)) : send,
-      });
-    } catch (error) {
-      // A question whose write failed is not answered, nor reported failed: the write's error is the turn's.
-      const failedStored = await base;
-      if (!(error instanceof ProviderError)) throw error;
-      return { ...failedStored, outcome: 'failed', error: { status: error.status, code: error.code, message: error.message } };
-    } finally {
-      live.flush();
-    }
-    stored = await base;
-    live.flush(); // deltas held until the question was stored went to agents after the call ended: all before the answer's line
+    reply = await generateReply(actor.deps.ctx, {
+      chatbot: await actor.chatbot(conversation.chatbotId),
+      question: question.content,
+      history: early?.history ?? historyBefore(conversation.id, question.id),
+      language: early ? early.language : conversation.locale,
+      prepared: early?.prepared,
+      signal: turn.signal,
+      onDelta: early ? (delta) => early.gate.pass(() => send(delta)) : send,
+    });
+  } catch (error) {
+    // A question whose write failed is not answered, nor reported failed: the write's error is the turn's.
+    const stored = await base;
+    if (!(error instanceof ProviderError)) throw error;
+    return { ...stored, outcome: 'failed', error: { status: error.status, code: error.code, message: error.message } };
   } finally {
-    watching?.stop(); // no delta comes after this
+    live.flush();
+    watching?.stop(); // the call is over; deltas still held for the question's write use the last answer
   }
+  const stored = await base;
+  live.flush(); // deltas held until the question was stored went to agents after the call ended: all before the answer's line
   const answer = await storeAnswer(actor, question, reply, early?.answerId ?? undefined);
   await startIdleClock(actor, answer.id);
   const recommended = await products;
