@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { detect, detectAll } from 'tinyld';
-import { LANGUAGE_SAMPLE_CHARS } from '../../src/domain/conversations/language';
+import { LANGUAGE_SAMPLE_CHARS, sampleOf } from '../../src/domain/conversations/language';
 import { fastDetect, fastDetectAll } from '../../src/domain/conversations/languageDetector';
 
 /** Texts in many scripts and shapes: prose, chat lines, mixed languages, signs, digits, emoji, accents, gram-shaped oddities. */
@@ -83,6 +83,28 @@ describe('language detector (tinyld, without its per-word allocations)', () => {
     // The corpus must exercise the scoring, not only the empty answer.
     assert.ok(named > corpus.length, `${named} of ${2 * corpus.length} texts named a language`);
     assert.ok(new Set(corpus.map((text) => detect(text))).size > 15, 'the corpus names many languages');
+  });
+
+  it('samples every text as the Unicode-class regexes do, also where ASCII text takes the shorter way', () => {
+    // The sample as it was taken before its ASCII way: the regexes alone.
+    const bySpec = (text: string) =>
+      text
+        .slice(-LANGUAGE_SAMPLE_CHARS)
+        .replace(/[^\p{L}\p{M}\p{P}\s]+/gu, ' ')
+        .replace(/(\p{M}{2})\p{M}+/gu, '$1')
+        .split(/\s+/)
+        .filter(Boolean)
+        .slice(-40)
+        .map((word) => word.slice(0, 40))
+        .join(' ');
+    let seed = 7;
+    const next = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
+    // Every ASCII character, in runs and alone, and long words: the ASCII way's whole domain.
+    const ascii = Array.from({ length: 128 }, (_, code) => String.fromCharCode(code));
+    const randomAscii = Array.from({ length: 300 }, () => Array.from({ length: Math.floor(next() * 500) }, () => ascii[Math.floor(next() * 128)]).join(''));
+    const wordy = Array.from({ length: 100 }, () => Array.from({ length: 1 + Math.floor(next() * 80) }, () => 'ab1-c?'.repeat(1 + Math.floor(next() * 12))).join(next() < 0.5 ? ' ' : '\t'));
+    const corpus = [...PROSE, ...ODD, ...mixtures(200), ...ascii, ascii.join(''), ...randomAscii, ...wordy, `${'é'.repeat(3)}${ascii.join('')}`];
+    for (const text of corpus) assert.equal(sampleOf(text), bySpec(text), JSON.stringify(text));
   });
 
 });

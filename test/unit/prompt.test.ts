@@ -9,10 +9,12 @@ describe("AI prompt: the visitor's language", () => {
     assert.match(systemFor('fr-CA'), /The visitor's language is Canadian French, language tag fr-CA: reply in it, unless the visitor writes in another language, then in theirs\./);
     assert.match(systemFor('ja'), /The visitor's language is Japanese, language tag ja:/);
     assert.match(systemFor('ar'), /The visitor's language is Arabic, language tag ar:/);
+    // Names are remembered per tag: asked again, the same answer.
+    assert.match(systemFor('fr-CA'), /The visitor's language is Canadian French, language tag fr-CA:/);
   });
 
   it('falls back to "the visitor\'s language" without a known tag', () => {
-    for (const language of [undefined, null, '', 'xx', 'not a tag']) {
+    for (const language of [undefined, null, '', 'xx', 'not a tag', 'xx', 'not a tag']) {
       const system = systemFor(language);
       assert.match(system, /Reply in the visitor's language, in plain text, concisely\./, String(language));
       assert.doesNotMatch(system, /The visitor's language is/, String(language));

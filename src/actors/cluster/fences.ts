@@ -102,21 +102,37 @@ export interface FencedStatement {
 export async function fencedStatement<R extends object>(sequelize: Sequelize, shard: number, epoch: number, build: (current: string) => FencedStatement): Promise<R> {
   const { ctes, columns, bind } = build('fence_current');
   // Plain rows on a prepared statement: its texts come in a few shapes (the columns a line changes), each parsed and planned once per connection.
-  const rows = await plainRows<R & { fence_epoch: number | string | null }>(
-    sequelize,
-    `WITH fence_row AS (SELECT epoch FROM shard_fences WHERE shard = $1::int FOR SHARE),
-     fence_current AS (SELECT 1 AS current WHERE coalesce((SELECT epoch FROM fence_row), 0) = $2::bigint),
-     ${ctes}
-     SELECT coalesce((SELECT epoch FROM fence_row), 0) AS fence_epoch, ${columns}`,
-    [shard, epoch, ...bind],
-    { prepared: true },
-  ).catch((error: unknown) => {
+  const rows = await plainRows<R & { fence_epoch: number | string | null }>(sequelize, fencedText(ctes, columns), [shard, epoch, ...bind], { prepared: true }).catch((error: unknown) => {
     throw uniqueViolation(error) ?? error;
   });
   const row = rows[0];
   const current = Number(row?.fence_epoch ?? 0);
   if (!row || current !== epoch) throw new StaleEpochError(shard, epoch, current);
   return row;
+}
+
+/** At most this many statement texts are remembered; their number is small (a few shapes per write), this only bounds a mistake. */
+const FENCED_TEXTS = 200;
+const fencedTexts = new Map<string, Map<string, string>>();
+
+/**
+ * The whole statement's text, the same string for the same parts: a caller that reuses its parts'
+ * strings (lineStatement.ts) then hands `plainRows` a text whose hash and prepared name are known.
+ */
+function fencedText(ctes: string, columns: string): string {
+  let byColumns = fencedTexts.get(ctes);
+  let text = byColumns?.get(columns);
+  if (text !== undefined) return text;
+  text = `WITH fence_row AS (SELECT epoch FROM shard_fences WHERE shard = $1::int FOR SHARE),
+     fence_current AS (SELECT 1 AS current WHERE coalesce((SELECT epoch FROM fence_row), 0) = $2::bigint),
+     ${ctes}
+     SELECT coalesce((SELECT epoch FROM fence_row), 0) AS fence_epoch, ${columns}`;
+  if (!byColumns) {
+    if (fencedTexts.size >= FENCED_TEXTS) fencedTexts.clear();
+    fencedTexts.set(ctes, (byColumns = new Map()));
+  }
+  byColumns.set(columns, text);
+  return text;
 }
 
 /** A unique violation as Sequelize's own queries report it (`UniqueConstraintError`), which callers of a write test for. */

@@ -20,6 +20,14 @@ import { viewOf } from './view';
 
 export type ChatbotWithCompany = Chatbot & { company: Company };
 
+/**
+ * The flags and routing settings of a stored copy (storedSettingsOf), worked out once per copy: the
+ * copy is shared and never changed (a change on any node replaces it with a new one), and
+ * `routingOf` runs a schema per setting, which cost a turn more than its whole settings read.
+ * Shared too: read them, never change them.
+ */
+const resolvedSettings = new WeakMap<Chatbot, { settings: Branding; routing: RoutingSettings }>();
+
 /** One live conversation: its record, the chatbot that answers in it, and the services its turns use. */
 export class ConversationActor {
   private bot: ChatbotWithCompany | undefined;
@@ -62,7 +70,10 @@ export class ConversationActor {
   async settingsWithRouting(epochRead?: string): Promise<{ settings: Branding; routing: RoutingSettings }> {
     const chatbot = this.loaded();
     const stored = await storedSettingsOf(this.deps.ctx, chatbot.id, epochRead);
-    return { settings: settingsOf(stored ?? chatbot), routing: routingOf(stored?.company ?? chatbot.company) };
+    if (!stored?.company) return { settings: settingsOf(stored ?? chatbot), routing: routingOf(stored?.company ?? chatbot.company) };
+    let resolved = resolvedSettings.get(stored);
+    if (!resolved) resolvedSettings.set(stored, (resolved = { settings: settingsOf(stored), routing: routingOf(stored.company) }));
+    return resolved;
   }
 
   get companyId(): number {

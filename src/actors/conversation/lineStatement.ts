@@ -36,28 +36,73 @@ export function changedColumns(conversation: Conversation, changes: Columns): Co
  * the conversation's columns updated, the integrator event stored and its deliveries queued, and with
  * `usage` the AI call's row in the usage ledger, every write reading the fence (`fencedStatement`).
  * The result row carries the webhooks that got a delivery.
+ *
+ * The text depends only on which columns are written (a few shapes: `statementShape`), so it is built
+ * once per shape and reused, the same string each time (its hash, its prepared statement's name);
+ * each call binds its values in the text's order (`lineValues`).
  */
 export function lineStatement(line: NewLine, conversationId: number, columns: Columns, event: LineEvent, usage?: UsageRow): (current: string) => FencedStatement {
   return (current) => {
-    const bind: unknown[] = [];
-    // The fence takes $1 and $2.
-    const param: Param = (value, cast = '') => `$${bind.push(value) + 2}${cast}`;
-    const message = insertRow('messages', Message.getAttributes(), line, current, param);
-    const used = usage && insertRow('usage_records', UsageRecord.getAttributes(), usage, current, param);
-    const update = `UPDATE conversations SET ${assignments(columns, param)}
-       WHERE id = ${param(conversationId, '::bigint')} AND EXISTS (SELECT 1 FROM ${current})`;
-    // Typed where they are taken: a parameter used in several places must not be left to inference.
-    const company = param(line.companyId, '::int');
-    const conversation = param(conversationId, '::bigint');
-    const stored = `INSERT INTO integration_events (company_id, conversation_id, seq, type, data)
-       SELECT ${company}, ${conversation}, ${param(event.seq, '::bigint')}, 'message.created', ${param(JSON.stringify(event.data), '::json')}
-       FROM ${current}
-       RETURNING id, type, seq`;
-    return {
-      ctes: `line_added AS (${message}), conversation_updated AS (${update}), stored AS (${stored}), queued AS (${queueDeliveries('stored', company, conversation)})${used ? `, usage_added AS (${used})` : ''}`,
-      columns: 'ARRAY(SELECT DISTINCT webhook_id FROM queued) AS webhooks',
-      bind,
-    };
+    const shape = statementShape(current, line, columns, usage);
+    const bind = lineValues(line, conversationId, columns, event, usage);
+    let ctes = lineTexts.get(shape);
+    if (ctes === undefined) {
+      const built = lineText(line, conversationId, columns, event, usage, current);
+      // The text numbers its parameters as it meets them; the values must come in that order.
+      if (!isDeepStrictEqual(built.bind, bind)) throw new Error('lineValues binds in another order than lineText numbers');
+      if (lineTexts.size >= SHAPES) lineTexts.clear();
+      lineTexts.set(shape, (ctes = built.ctes));
+    }
+    return { ctes, columns: WEBHOOKS, bind };
+  };
+}
+
+const WEBHOOKS = 'ARRAY(SELECT DISTINCT webhook_id FROM queued) AS webhooks';
+/** Shapes are few (the columns a line changes); this only bounds a mistake. */
+const SHAPES = 200;
+const lineTexts = new Map<string, string>();
+
+const definedKeys = (row: object): string[] => Object.keys(row).filter((key) => (row as Record<string, unknown>)[key] !== undefined);
+
+/** What the text depends on: the fence's CTE name and the keys of the line, the usage row and the columns written (null-ness of a JSON value does not change it). */
+function statementShape(current: string, line: NewLine, columns: Columns, usage: UsageRow | undefined): string {
+  return `${current}|${definedKeys(line).join(',')}|${usage ? definedKeys(usage).join(',') : '-'}|${Object.keys(columns).join(',')}`;
+}
+
+/** The statement's values in the order its text numbers them (`lineText`): the line, the usage row, the columns, then the event's. */
+function lineValues(line: NewLine, conversationId: number, columns: Columns, event: LineEvent, usage: UsageRow | undefined): unknown[] {
+  const bind: unknown[] = [];
+  rowValues(Message.getAttributes(), line, bind);
+  if (usage) rowValues(UsageRecord.getAttributes(), usage, bind);
+  const attributes: Attributes = Conversation.getAttributes();
+  for (const [key, value] of Object.entries(columns)) bind.push(boundValue(attributes[key]!, value));
+  bind.push(conversationId, line.companyId, conversationId, event.seq, JSON.stringify(event.data));
+  return bind;
+}
+
+function rowValues(attributes: Attributes, row: object, bind: unknown[]): void {
+  for (const [key, value] of Object.entries(row)) if (value !== undefined) bind.push(boundValue(attributes[key]!, value));
+}
+
+/** The statement built with its values (the first call of each shape). */
+function lineText(line: NewLine, conversationId: number, columns: Columns, event: LineEvent, usage: UsageRow | undefined, current: string): { ctes: string; bind: unknown[] } {
+  const bind: unknown[] = [];
+  // The fence takes $1 and $2.
+  const param: Param = (value, cast = '') => `$${bind.push(value) + 2}${cast}`;
+  const message = insertRow('messages', Message.getAttributes(), line, current, param);
+  const used = usage && insertRow('usage_records', UsageRecord.getAttributes(), usage, current, param);
+  const update = `UPDATE conversations SET ${assignments(columns, param)}
+     WHERE id = ${param(conversationId, '::bigint')} AND EXISTS (SELECT 1 FROM ${current})`;
+  // Typed where they are taken: a parameter used in several places must not be left to inference.
+  const company = param(line.companyId, '::int');
+  const conversation = param(conversationId, '::bigint');
+  const stored = `INSERT INTO integration_events (company_id, conversation_id, seq, type, data)
+     SELECT ${company}, ${conversation}, ${param(event.seq, '::bigint')}, 'message.created', ${param(JSON.stringify(event.data), '::json')}
+     FROM ${current}
+     RETURNING id, type, seq`;
+  return {
+    ctes: `line_added AS (${message}), conversation_updated AS (${update}), stored AS (${stored}), queued AS (${queueDeliveries('stored', company, conversation)})${used ? `, usage_added AS (${used})` : ''}`,
+    bind,
   };
 }
 
@@ -92,11 +137,22 @@ function fieldOf(attributes: Attributes, table: string, key: string): string {
 /** SQL casts of the models' types: an `INSERT ... SELECT` needs its values typed. */
 const CASTS: Record<string, string> = { BIGINT: 'bigint', INTEGER: 'int', STRING: 'text', TEXT: 'text', CHAR: 'text', UUID: 'uuid', DATE: 'timestamptz', BOOLEAN: 'boolean' };
 
+/**
+ * What a column's value is bound as: JSON as JSON text, a time (a timestamptz column) as its ISO
+ * text, the same instant as the driver's own local-time text without its per-field formatting,
+ * anything else as it is.
+ */
+function boundValue(attribute: { type: unknown }, value: unknown): unknown {
+  const type = (attribute.type as { key?: string }).key;
+  if (type === 'JSONB' || type === 'JSON') return value === null ? null : JSON.stringify(value);
+  return type === 'DATE' && value instanceof Date ? value.toISOString() : value;
+}
+
 /** A bound value for a column: JSON as JSON text; with `typed`, cast to the column's type. */
 function valueOf(attribute: { type: unknown }, value: unknown, param: Param, typed = false): string {
   const type = (attribute.type as { key?: string }).key;
-  if (type === 'JSONB' || type === 'JSON') return param(value === null ? null : JSON.stringify(value), `::${type.toLowerCase()}`);
+  if (type === 'JSONB' || type === 'JSON') return param(boundValue(attribute, value), `::${type.toLowerCase()}`);
   const cast = typed && type ? CASTS[type] : undefined;
   if (typed && !cast) throw new Error(`no cast for a ${type} column`);
-  return param(value, cast ? `::${cast}` : '');
+  return param(boundValue(attribute, value), cast ? `::${cast}` : '');
 }

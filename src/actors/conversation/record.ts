@@ -48,6 +48,24 @@ export function lineColumns(current: InferAttributes<Conversation>, message: Mes
   };
 }
 
+/**
+ * `conversation.set(columns, { raw: true })` for a one-statement write's columns: the values as they
+ * were stored, and nothing left pending (`changed()` empty, the previous values those values).
+ * Sequelize does the same per column through its setter path (its raw sanitizers leave times,
+ * numbers, text and JSON as they are) and then copies the row with its own spread helper; both cost
+ * more than the rest of the write's bookkeeping. A boolean column is left to Sequelize, whose
+ * sanitizer reads "true"/1 as true even raw.
+ */
+export function setAsStored(conversation: Conversation, columns: Partial<InferAttributes<Conversation>>): void {
+  const attributes = Conversation.getAttributes() as Record<string, { type: { key?: string } }>;
+  if (Object.keys(columns).some((key) => attributes[key]?.type.key === 'BOOLEAN' || !attributes[key])) {
+    conversation.set(columns, { raw: true });
+    return;
+  }
+  Object.assign(conversation.dataValues, columns);
+  (conversation as unknown as { _previousDataValues: object })._previousDataValues = { ...conversation.dataValues };
+}
+
 /** One fenced write of a conversation: its rows, its new state, and the realtime events to send once it commits. */
 export class Unit {
   readonly outgoing: Outgoing[] = [];
@@ -192,7 +210,7 @@ export class ConversationRecord {
     const event = { seq, data: presentWebhookMessage(message) };
     const { webhooks } = await fencedStatement<{ webhooks: Array<number | string> }>(Conversation.sequelize!, this.env.shard, this.env.epoch, lineStatement(line, conversation.id, columns, event, usage));
     // As a reload would leave it: the row as written, nothing pending.
-    conversation.set(columns, { raw: true });
+    setAsStored(conversation, columns);
     return { message, announce: () => this.announceLine(conversation, message, seq, webhooks) };
   }
 

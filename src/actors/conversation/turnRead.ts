@@ -24,8 +24,8 @@ const TURN_READ = `SELECT coalesce((SELECT json_agg(json_build_object('at', extr
               FROM (SELECT id, created_at, right(content, ${LANGUAGE_SAMPLE_CHARS}) AS tail FROM messages
                      WHERE conversation_id = $1 AND role = 'visitor' ORDER BY id DESC LIMIT ${Math.max(FLOOD_LIMIT, EARLIER_MESSAGES)}) r), '[]') AS recent,
             CASE WHEN $2::text IS NULL THEN NULL ELSE (SELECT id FROM messages WHERE conversation_id = $1 AND client_id = $2::text AND role = 'visitor' LIMIT 1) END AS retried_id,
-            (SELECT array_agg(v ORDER BY v) FROM (SELECT nextval(pg_get_serial_sequence('messages', 'id')) AS v
-               FROM generate_series(1, CASE WHEN NOT $3::boolean THEN 0 WHEN $4::boolean THEN 2 ELSE 1 END)) ids) AS ids,
+            CASE WHEN $3::boolean THEN nextval(pg_get_serial_sequence('messages', 'id')) END AS first_id,
+            CASE WHEN $3::boolean AND $4::boolean THEN nextval(pg_get_serial_sequence('messages', 'id')) END AS second_id,
             CASE WHEN $4::boolean THEN coalesce((SELECT json_agg(json_build_object('role', h.role, 'content', h.content) ORDER BY h.id)
               FROM (SELECT id, role, content FROM messages
                      WHERE conversation_id = $1 AND role IN (${HISTORY_ROLES.map((role) => `'${role}'`).join(', ')}) ORDER BY id DESC LIMIT ${HISTORY_TURNS}) h), '[]') END AS history`;
@@ -40,18 +40,26 @@ const TURN_READ = `SELECT coalesce((SELECT json_agg(json_build_object('at', extr
  * inside its conversation's turn, so lines keep their order.
  */
 export async function readForTurn(conversationId: number, clientId: string | undefined, takeId: boolean, withHistory = false): Promise<TurnRead> {
-  const [row] = await plainRows<{ recent: Array<{ at: number; tail: string }>; retried_id: string | null; ids: string[] | null; history: Array<{ role: string; content: string }> | null }>(
+  const [row] = await plainRows<{
+    recent: Array<{ at: number; tail: string }>;
+    retried_id: string | null;
+    first_id: string | null;
+    second_id: string | null;
+    history: Array<{ role: string; content: string }> | null;
+  }>(
     Message.sequelize!,
     TURN_READ,
     [conversationId, clientId ?? null, takeId, withHistory],
     { prepared: true },
   );
+  // Two scalar ids rather than an array (whose text the driver parses element by element); the lower is the line's, so lines keep their order.
+  const ids = [row!.first_id, row!.second_id].filter((id) => id !== null).map(Number).sort((a, b) => a - b);
   return {
     recent: row!.recent.map((line) => ({ createdAt: new Date(Number(line.at)), tail: line.tail })),
     retriedId: row!.retried_id === null ? null : Number(row!.retried_id),
-    nextId: row!.ids?.[0] === undefined ? null : Number(row!.ids[0]),
+    nextId: ids[0] ?? null,
     history: row!.history?.map(asTurn),
-    answerId: row!.ids?.[1] === undefined ? null : Number(row!.ids[1]),
+    answerId: ids[1] ?? null,
   };
 }
 

@@ -83,6 +83,7 @@ function detectorOf({ r0, B0, g, h, N, V }: Internals): (text: string) => Ranked
   const weights = new Map<string, GramWeights>();
   const words = new Map<string, readonly WordLanguage[]>();
   const uniques = new Map<string, string>();
+  const chunkScores = new Map<string, ChunkScore>();
   const scores = new Float64Array(languages.length);
 
   /** tinyld's `R`: NFD, combining accents removed. */
@@ -166,32 +167,70 @@ function detectorOf({ r0, B0, g, h, N, V }: Internals): (text: string) => Ranked
     return top.map((index) => ({ code: codes[index]!, accuracy: 1 - round((s - scores[index]!) / s) }));
   }
 
-  /** tinyld's `S`, its merge of a text's chunks, as it is. */
+  /**
+   * What one raw chunk adds to tinyld's merge (`S`), computed once per chunk text: its cleaned length
+   * (the sort key), and either its unique-gram language or its words' (language, accuracy) terms in
+   * tinyld's order with the words' lengths added up. A follow-up's sample repeats the chunks of the
+   * earlier lines, so only the new ones are cleaned, split and looked up.
+   */
+  function chunkScoreOf(raw: string): ChunkScore {
+    const chunk = V(raw);
+    const unique = chunk ? uniqueLanguage(chunk) : '';
+    if (!chunk || unique) return { length: chunk.length, unique, codes: [], accuracies: [], wordLength: 0 };
+    const codes: string[] = [];
+    const accuracies: number[] = [];
+    let wordLength = 0;
+    for (const word of chunk.split(WORD)) {
+      for (const { code, accuracy } of wordLanguages(word)) {
+        codes.push(code);
+        accuracies.push(accuracy);
+      }
+      wordLength += word.length;
+    }
+    return { length: chunk.length, unique, codes, accuracies, wordLength };
+  }
+
+  /**
+   * tinyld's `S`, its merge of a text's chunks: the same chunks (cleaned, empty ones dropped, the
+   * seven longest by a stable sort), the same additions to each language's score in the same order,
+   * so the same sums to the bit; each chunk's part is remembered (`chunkScoreOf`).
+   */
   return function detectAll(text: string): Ranked[] {
     let chunks = text
       .split(CHUNK)
-      .map((chunk) => V(chunk))
-      .filter((chunk) => !!chunk);
+      .map((chunk) => remembered(chunkScores, chunk, chunkScoreOf, REMEMBERED_CHUNKS))
+      .filter((chunk) => chunk.length > 0);
     chunks.sort((a, b) => b.length - a.length);
     chunks = chunks.slice(0, 7);
     let total = 0;
-    const merged: Record<string, number> = {};
+    const merged = new Map<string, number>();
     for (const chunk of chunks) {
-      const unique = uniqueLanguage(chunk);
-      if (unique) {
-        merged[unique] = (merged[unique] || 0) + 1 * chunk.length;
+      if (chunk.unique) {
+        merged.set(chunk.unique, (merged.get(chunk.unique) || 0) + 1 * chunk.length);
         total += chunk.length;
         continue;
       }
-      for (const word of chunk.split(WORD)) {
-        for (const { code, accuracy } of wordLanguages(word)) merged[code] = (merged[code] || 0) + accuracy;
-        total += word.length;
-      }
+      const { codes, accuracies } = chunk;
+      for (let i = 0; i < codes.length; i++) merged.set(codes[i]!, (merged.get(codes[i]!) || 0) + accuracies[i]!);
+      total += chunk.wordLength;
     }
-    const ranked = Object.entries(merged).filter((entry) => entry[1] > 0);
+    const ranked = [...merged].filter((entry) => entry[1] > 0);
     ranked.sort((a, b) => b[1] - a[1]);
     return ranked.map(([lang, score]) => ({ lang, accuracy: score / total }));
   };
+}
+
+/** One chunk's part of tinyld's merge (`chunkScoreOf`). */
+interface ChunkScore {
+  /** The cleaned chunk's length: tinyld sorts chunks by it and drops the empty ones. */
+  length: number;
+  /** The language of its first unique gram, or "". */
+  unique: string;
+  /** Without a unique gram: each word's best languages, word after word, as parallel lists. */
+  codes: string[];
+  accuracies: number[];
+  /** The words' lengths added up (integers: their order does not matter). */
+  wordLength: number;
 }
 
 /** tinyld's `detectAll` answer: the languages found, best first, with their share of the text. */
@@ -214,11 +253,14 @@ interface WordLanguage {
  */
 const REMEMBERED = 5_000;
 
-function remembered<T>(memory: Map<string, T>, key: string, compute: (key: string) => T): T {
+/** A chunk's part holds up to eight terms per word (a 300-character sample: some 40 words): fewer of them. */
+const REMEMBERED_CHUNKS = 1_000;
+
+function remembered<T>(memory: Map<string, T>, key: string, compute: (key: string) => T, bound = REMEMBERED): T {
   const known = memory.get(key);
   if (known !== undefined) return known;
   const value = compute(key);
-  if (memory.size >= REMEMBERED) memory.clear();
+  if (memory.size >= bound) memory.clear();
   memory.set(key, value);
   return value;
 }
