@@ -1,4 +1,5 @@
 import { strict as assert } from 'node:assert';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Op } from 'sequelize';
 import { shardOf } from '../../src/actors/cluster/shards';
 import { Conversation, Message, UsageRecord } from '../../src/models';
@@ -93,5 +94,42 @@ describe('a follow-up answered while it is stored', () => {
       assert.equal(reply.events.length, 0);
       assert.equal(copies.length, 0);
     }
+  });
+
+  it('aborts the early answer\'s provider call when the turn passes its deadline, keeps the message unanswered, and takes the next one', async () => {
+    const tenant = await widgetTenant();
+    fakeLlm().script({ reply: REPLY });
+    const visitor = newVisitor();
+    const first = await ask(tenant, { visitor_id: visitor, message: 'Hello there' });
+    const conversationId: string = first.events[0]!.data.conversation_id;
+    // The provider sends one token, then holds the answer open past the caller's (and so the turn's) deadline.
+    let release!: () => void;
+    fakeLlm().script({ reply: REPLY, holdAfterFirst: new Promise<void>((resolve) => (release = resolve)) });
+    const text = 'Is my parcel on its way?';
+    const stream = server().actors.stream('conversation', conversationId, { type: 'visitorMessage', chatbotId: tenant.bot.id, visitorKey: visitor, text, create: false, channel: 'widget' }, { timeoutMs: 1_000 });
+    const events: string[] = [];
+    const outcome = (async () => {
+      for await (const { chunk } of stream) events.push(chunk.event);
+      return stream.reply;
+    })();
+    try {
+      await assert.rejects(outcome, (error: { code?: string }) => error.code === 'turn_timeout');
+      const request = fakeLlm().requests.at(-1)!;
+      // The turn's signal reaches the provider transport, which cuts the connection at once: well before the
+      // provider's own idle timeout (PROVIDER_TIMEOUT_MS, 3 s here) would, ~2 s after this deadline.
+      for (const until = Date.now() + 1_000; !request.closedEarly && Date.now() < until; ) await sleep(20);
+      assert.equal(request.closedEarly, true, 'the provider connection was closed after the deadline');
+    } finally {
+      release();
+    }
+    assert.deepEqual(events, ['meta', 'delta']);
+    const conversation = await Conversation.findOne({ where: { publicId: conversationId } });
+    const stored = await Message.findAll({ where: { conversationId: conversation!.id, content: text } });
+    assert.equal(stored.length, 1, 'the message acknowledged by meta is stored');
+    assert.equal(await Message.count({ where: { replyToId: stored[0]!.id } }), 0, 'no answer from the aborted call');
+    // The mailbox waited for the aborted turn to settle; the next message is answered as usual.
+    fakeLlm().script({ reply: REPLY });
+    const next = await ask(tenant, { visitor_id: visitor, conversation_id: conversationId, message: 'Hello again?' });
+    assert.equal(next.events.at(-1)!.event, 'done');
   });
 });
