@@ -1,6 +1,7 @@
 import type { Chatbot } from '../models';
 import type { Passage } from '../domain/knowledge/retrieve';
 import type { ChatMessage, ChatRequest } from './providers/types';
+import { remembered } from '../remembered';
 
 /** A document a reply drew on, as the widget's `done` event lists it; `url` is "" for documents without an address. */
 export interface ReplySource {
@@ -67,11 +68,7 @@ const NAMED_TAGS = 500;
 
 /** `fr-CA` -> "Canadian French"; undefined for a tag that is malformed or names no known language. */
 function languageName(tag: string): string | undefined {
-  if (namedTags.has(tag)) return namedTags.get(tag);
-  const name = nameOf(tag);
-  if (namedTags.size >= NAMED_TAGS) namedTags.clear();
-  namedTags.set(tag, name);
-  return name;
+  return remembered(namedTags, tag, nameOf, NAMED_TAGS);
 }
 
 function nameOf(tag: string): string | undefined {

@@ -12,6 +12,15 @@ import { ask, newVisitor, widgetTenant } from '../support/widget';
 
 const REPLY = 'Parcels leave our warehouse within two working days.';
 
+/** A visitor's conversation whose first message the AI answered: the follow-ups below go to it. */
+async function answeredOnce() {
+  const tenant = await widgetTenant();
+  fakeLlm().script({ reply: REPLY });
+  const visitor = newVisitor();
+  const first = await ask(tenant, { visitor_id: visitor, message: 'Hello there' });
+  return { tenant, visitor, conversationId: first.events[0]!.data.conversation_id as string };
+}
+
 describe('a follow-up answered while it is stored', () => {
   beforeEach(() => fakeLlm().reset());
   afterEach(() => fakeLlm().reset());
@@ -50,11 +59,7 @@ describe('a follow-up answered while it is stored', () => {
   });
 
   it('ends a follow-up with error provider_unreachable after meta when the provider fails, keeping the message', async () => {
-    const tenant = await widgetTenant();
-    fakeLlm().script({ reply: REPLY });
-    const visitor = newVisitor();
-    const first = await ask(tenant, { visitor_id: visitor, message: 'Hello there' });
-    const conversationId = first.events[0]!.data.conversation_id;
+    const { tenant, visitor, conversationId } = await answeredOnce();
     fakeLlm().script({ fail: { status: 500 } });
     const reply = await ask(tenant, { visitor_id: visitor, conversation_id: conversationId, message: 'Anyone there?' });
     assert.deepEqual(reply.events.map((e) => e.event), ['meta', 'error']);
@@ -65,11 +70,7 @@ describe('a follow-up answered while it is stored', () => {
   });
 
   it('a write fenced off by a new owner of the shard: never a delta without its stored message, never an answer twice', async () => {
-    const tenant = await widgetTenant();
-    fakeLlm().script({ reply: REPLY });
-    const visitor = newVisitor();
-    const first = await ask(tenant, { visitor_id: visitor, message: 'Hello there' });
-    const conversationId: string = first.events[0]!.data.conversation_id;
+    const { tenant, visitor, conversationId } = await answeredOnce();
     // Another node took the shard over (its epoch moved on) while this node still serves it: the
     // follow-up's read succeeds, its fenced write does not, while the provider is already asked.
     fakeLlm().script({ reply: REPLY, delayMs: 50 });
@@ -97,11 +98,7 @@ describe('a follow-up answered while it is stored', () => {
   });
 
   it('aborts the early answer\'s provider call when the turn passes its deadline, keeps the message unanswered, and takes the next one', async () => {
-    const tenant = await widgetTenant();
-    fakeLlm().script({ reply: REPLY });
-    const visitor = newVisitor();
-    const first = await ask(tenant, { visitor_id: visitor, message: 'Hello there' });
-    const conversationId: string = first.events[0]!.data.conversation_id;
+    const { tenant, visitor, conversationId } = await answeredOnce();
     // The provider sends one token, then holds the answer open past the caller's (and so the turn's) deadline.
     let release!: () => void;
     fakeLlm().script({ reply: REPLY, holdAfterFirst: new Promise<void>((resolve) => (release = resolve)) });

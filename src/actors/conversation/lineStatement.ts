@@ -4,6 +4,7 @@ import type { FencedStatement } from '../cluster/fences';
 import { Conversation, Message, UsageRecord } from '../../models';
 import { queueDeliveries } from '../../domain/webhooks/outbox';
 import type { UsageRow } from '../../domain/usage/recordUsage';
+import { remembered } from '../../remembered';
 
 type Columns = Partial<InferAttributes<Conversation>>;
 export type Param = (value: unknown, cast?: string) => string;
@@ -45,14 +46,12 @@ export function lineStatement(line: NewLine, conversationId: number, columns: Co
   return (current) => {
     const shape = statementShape(current, line, columns, usage);
     const bind = lineValues(line, conversationId, columns, event, usage);
-    let ctes = lineTexts.get(shape);
-    if (ctes === undefined) {
+    const ctes = remembered(lineTexts, shape, () => {
       const built = lineText(line, conversationId, columns, event, usage, current);
       // The text numbers its parameters as it meets them; the values must come in that order.
       if (!isDeepStrictEqual(built.bind, bind)) throw new Error('lineValues binds in another order than lineText numbers');
-      if (lineTexts.size >= SHAPES) lineTexts.clear();
-      lineTexts.set(shape, (ctes = built.ctes));
-    }
+      return built.ctes;
+    }, SHAPES);
     return { ctes, columns: WEBHOOKS, bind };
   };
 }

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { runInThisContext } from 'node:vm';
+import { remembered } from '../../remembered';
 
 /**
  * tinyld's `detect` and `detectAll` (its "normal" build, the package's default export), computed the same way with
@@ -121,7 +122,7 @@ function detectorOf({ r0, B0, g, h, N, V }: Internals): (text: string) => Ranked
 
   /** tinyld's `o0`: the language of the first gram (smallest size first) that belongs to one language only, or "". */
   function uniqueLanguage(chunk: string): string {
-    return remembered(uniques, chunk, uniqueLanguageOf);
+    return remembered(uniques, chunk, uniqueLanguageOf, REMEMBERED);
   }
 
   function uniqueLanguageOf(chunk: string): string {
@@ -139,7 +140,7 @@ function detectorOf({ r0, B0, g, h, N, V }: Internals): (text: string) => Ranked
 
   /** tinyld's `t0`: the word's best eight languages with their accuracy (score over the best score, rounded as tinyld rounds). */
   function wordLanguages(word: string): readonly WordLanguage[] {
-    return remembered(words, word, wordLanguagesOf);
+    return remembered(words, word, wordLanguagesOf, REMEMBERED);
   }
 
   function wordLanguagesOf(word: string): readonly WordLanguage[] {
@@ -255,15 +256,6 @@ const REMEMBERED = 5_000;
 
 /** A chunk's part holds up to eight terms per word (a 300-character sample: some 40 words): fewer of them. */
 const REMEMBERED_CHUNKS = 1_000;
-
-function remembered<T>(memory: Map<string, T>, key: string, compute: (key: string) => T, bound = REMEMBERED): T {
-  const known = memory.get(key);
-  if (known !== undefined) return known;
-  const value = compute(key);
-  if (memory.size >= bound) memory.clear();
-  memory.set(key, value);
-  return value;
-}
 
 /** tinyld's rounding of a word's accuracy (`k`). */
 const round = (value: number): number => Math.round(value * 1e4) / 1e4;
